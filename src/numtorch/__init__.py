@@ -1,0 +1,53 @@
+"""numtorch: PyTorch's Tensor, autograd, nn, optim, data and serialization, from scratch on NumPy.
+
+``import numtorch as torch`` exposes the ``torch.*`` namespace: tensor creation, math, dtypes,
+``no_grad``, ``manual_seed``, ``save``/``load``, and the ``nn``, ``optim``, ``utils.data`` and
+``autograd`` packages.
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from . import _dtype
+from ._device import device
+from ._dtype import (bfloat16, bool, complex64, complex128, dtype, float16, float32, float64,  # noqa: A004
+                     get_default_dtype, int8, int16, int32, int64, promote_types, result_type,
+                     set_default_dtype, uint8)
+from ._tensor import Size, Tensor
+from . import _tensor_methods  # noqa: F401  (attaches every Tensor method and operator)
+from ._ops.creation import *  # noqa: F401,F403
+from ._ops.pointwise import *  # noqa: F401,F403
+from ._ops.reduction import *  # noqa: F401,F403
+from ._ops.linalg import *  # noqa: F401,F403
+from ._ops.shape import *  # noqa: F401,F403
+from ._ops.indexing import *  # noqa: F401,F403
+from . import autograd
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import is_inference_mode_enabled
+from .random import *  # noqa: F401,F403
+from . import random
+
+# PyTorch's dtype aliases
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+cfloat = complex64
+cdouble = complex128
+# Tensor type names some programs use as constructors or for isinstance checks
+FloatTensor = DoubleTensor = LongTensor = Tensor
+
+
+def is_tensor(obj) -> "builtins.bool":
+    """True if ``obj`` is a numtorch Tensor (``torch.is_tensor``)."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input: Tensor) -> "builtins.bool":
+    return input.dtype.is_floating_point
+
+
+def numel(input: Tensor) -> "builtins.int":
+    return input.numel()

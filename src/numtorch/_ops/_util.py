@@ -1,0 +1,105 @@
+"""Helpers shared by the op families: operand preparation, type promotion, broadcast reduction."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, _make, _wrap_dim
+
+__all__ = ["unbroadcast", "prep2", "to_tensor", "wrap_dim", "dims_arg", "check_inplace", "_make"]
+
+wrap_dim = _wrap_dim
+
+
+def unbroadcast(g, shape):
+    """Sum ``g`` over the axes that broadcasting added or stretched, so it has ``shape``."""
+    if g.shape == shape:
+        return g
+    nd = g.ndim - len(shape)
+    if nd:
+        g = g.sum(axis=tuple(range(nd)))
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    return g.reshape(shape)
+
+
+def to_tensor(x, dtype=None) -> Tensor:
+    """A Tensor for ``x`` (a Tensor passes through; scalars, lists and arrays are wrapped)."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, np.ndarray):
+        return _make(x if dtype is None else x.astype(_dtype.to_np(dtype)))
+    d = _dtype.result_type(x) if dtype is None and isinstance(x, numbers.Number) else dtype
+    return _make(np.asarray(x, dtype=_dtype.to_np(d) if d is not None else None))
+
+
+def _is_scalar(x):
+    return isinstance(x, (int, float, bool, complex, np.number, np.bool_))
+
+
+def prep2(a, b):
+    """Promote two operands of a binary op as PyTorch does; returns (a, b) ready for an Op.
+
+    Tensors whose dtype must change are cast with the differentiable cast op, so gradients flow back
+    in each input's own dtype. Python scalars stay scalars (NumPy treats them as weak, like PyTorch)
+    unless the tensor is integral and the scalar is a float.
+    """
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    if ta and tb:
+        if a._data.dtype == b._data.dtype:
+            return a, b
+        rt = _dtype.result_type(a, b)
+        from .pointwise import cast
+        if a._data.dtype != rt.np:
+            a = cast(a, rt)
+        if b._data.dtype != rt.np:
+            b = cast(b, rt)
+        return a, b
+    if ta:
+        t, s = a, b
+    elif tb:
+        t, s = b, a
+    else:
+        raise TypeError(f"expected at least one Tensor operand, got {type(a).__name__} and {type(b).__name__}")
+    if not _is_scalar(s):
+        if isinstance(s, (list, tuple, np.ndarray)):
+            s = to_tensor(s)
+            return prep2(a if ta else s, b if tb else s)
+        raise TypeError(f"unsupported operand type: '{type(s).__name__}' (expected a Tensor or a number)")
+    k = t._data.dtype.kind
+    sd = _dtype.scalar_dtype(s)
+    if sd._cat > (0 if k == "b" else 1 if k in "iu" else 3 if k == "c" else 2):
+        from .pointwise import cast
+        rt = _dtype.result_type(t, s)
+        t = cast(t, rt)
+    if isinstance(s, (np.number, np.bool_)):
+        s = s.item()  # NumPy scalars are "strong" in NumPy; PyTorch treats them as Python numbers
+    return (t, s) if ta else (s, t)
+
+
+def dims_arg(dim, ndim):
+    """Normalize ``dim`` (None, int, or tuple/list of ints) to a tuple of non-negative axes or None."""
+    if dim is None:
+        return None
+    if isinstance(dim, (tuple, list)):
+        if len(dim) == 0:
+            return None
+        axes = tuple(_wrap_dim(d, ndim) for d in dim)
+        if len(set(axes)) != len(axes):
+            raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
+        return axes
+    return (_wrap_dim(dim, ndim),)
+
+
+def check_inplace(t: Tensor):
+    """PyTorch's refusal of in-place ops on a leaf that requires grad (outside no_grad)."""
+    from ..autograd.grad_mode import _State
+    if t._rg and t.grad_fn is None and _State.enabled:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def bump(t: Tensor):
+    t._vc[0] += 1

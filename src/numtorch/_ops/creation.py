@@ -1,0 +1,242 @@
+"""Tensor creation: from data (``tensor``, ``as_tensor``, ``from_numpy``) and filled
+(``zeros``, ``ones``, ``full``, ``empty``, ``arange``, ``linspace``, ``eye`` and ``*_like``).
+
+Random creation lives in ``numtorch/random.py``. All allocation goes through ``_backend``.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import _backend as B
+from .. import _dtype
+from .._device import check as _check_device
+from .._tensor import Tensor, _make
+
+__all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
+           "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace", "eye", "scalar_tensor",
+           "tril_indices", "triu_indices", "meshgrid", "empty_strided", "complex"]
+
+
+def _infer_dtype(data):
+    """PyTorch's dtype inference from nested Python data: bool < int64 < default float < complex."""
+    if isinstance(data, Tensor):
+        return data.dtype
+    if isinstance(data, np.ndarray):
+        return _dtype.from_np(data.dtype)
+    if isinstance(data, (np.generic)):
+        return _dtype.from_np(data.dtype)
+    if isinstance(data, (bool, np.bool_)):
+        return _dtype.bool
+    if isinstance(data, numbers.Integral):
+        return _dtype.int64
+    if isinstance(data, numbers.Real):
+        return _dtype.get_default_dtype()
+    if isinstance(data, numbers.Complex):
+        return _dtype.complex64 if _dtype.get_default_dtype() is _dtype.float32 else _dtype.complex128
+    if isinstance(data, (list, tuple)):
+        best = None
+        for x in data:
+            d = _infer_dtype(x)
+            if best is None or d._cat > best._cat or (d._cat == best._cat and d is not best and
+                                                       isinstance(x, (Tensor, np.ndarray))):
+                best = d if best is None or d._cat > best._cat else _dtype.promote_types(best, d)
+        return best or _dtype.get_default_dtype()
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _to_array(data, npd):
+    if isinstance(data, Tensor):
+        return np.array(data._data, dtype=npd)
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
+        data = [_to_array(x, npd) for x in data]
+    try:
+        return np.array(data, dtype=npd)
+    except ValueError as e:
+        raise ValueError(f"expected sequence of equal-length lists to build a tensor: {e}") from None
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    """A new tensor copying ``data`` (nested lists, numbers, ndarrays or tensors), as ``torch.tensor``.
+
+    dtype is inferred like PyTorch: Python floats give the default dtype (float32), ints int64,
+    bools bool; NumPy arrays keep their dtype. RuntimeError for ``requires_grad`` on a non-float dtype.
+    """
+    _check_device(device)
+    d = _dtype.from_np(np.dtype(dtype.np if isinstance(dtype, _dtype.dtype) else dtype)) if dtype is not None \
+        else _infer_dtype(data)
+    t = _make(_to_array(data, d.np))
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Like ``tensor`` but shares memory with a Tensor or ndarray of the same dtype (``torch.as_tensor``)."""
+    _check_device(device)
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype is dtype else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or _dtype.to_np(dtype) == data.dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor sharing memory with ``ndarray`` (``torch.from_numpy``); TypeError for unsupported dtypes."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if ndarray.dtype.kind == "u" and ndarray.dtype != np.uint8:
+        raise TypeError(f"can't convert np.ndarray of type numpy.{ndarray.dtype}. The only supported types are: "
+                        "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, "
+                        "and bool.")
+    _dtype.from_np(ndarray.dtype)
+    return _make(ndarray)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Tensor)) or (len(size) == 1 and hasattr(size[0], "__iter__")):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(f"expected a sequence of integers or a single integer, got '{type(s).__name__}'")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _finish(arr, requires_grad):
+    t = _make(arr)
+    if requires_grad:
+        t.requires_grad = True
+    return t
+
+
+def _npd(dtype):
+    return _dtype.get_default_dtype().np if dtype is None else _dtype.to_np(dtype)
+
+
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """A tensor of zeros with shape ``size`` (``torch.zeros``); default dtype float32."""
+    _check_device(device)
+    return _finish(B.zeros(_size(size), _npd(dtype)), requires_grad)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """A tensor of ones with shape ``size`` (``torch.ones``)."""
+    _check_device(device)
+    return _finish(B.ones(_size(size), _npd(dtype)), requires_grad)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+          memory_format=None):
+    """An uninitialized tensor (``torch.empty``)."""
+    _check_device(device)
+    return _finish(B.empty(_size(size), _npd(dtype)), requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, **_):
+    return empty(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """A tensor filled with ``fill_value`` (``torch.full``); dtype inferred from the value if not given."""
+    _check_device(device)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    d = _dtype.to_np(dtype) if dtype is not None else _infer_dtype(fill_value).np
+    return _finish(B.full(_size((size,)) if not isinstance(size, int) else (size,), fill_value, d), requires_grad)
+
+
+def _like(input, dtype):
+    return input._data.dtype if dtype is None else _dtype.to_np(dtype)
+
+
+def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _finish(B.zeros(input._data.shape, _like(input, dtype)), requires_grad)
+
+
+def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _finish(B.ones(input._data.shape, _like(input, dtype)), requires_grad)
+
+
+def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _finish(B.empty(input._data.shape, _like(input, dtype)), requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    return _finish(B.full(input._data.shape, fill_value, _like(input, dtype)), requires_grad)
+
+
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """Values in ``[start, end)`` spaced by ``step`` (``torch.arange``); int64 unless a bound is a float."""
+    _check_device(device)
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if vals[2] == 0:
+        raise RuntimeError("step must be nonzero")
+    if (vals[1] - vals[0]) * vals[2] < 0:
+        raise RuntimeError(f"upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        dtype = _dtype.int64 if all(isinstance(v, (int, np.integer)) for v in vals) else _dtype.get_default_dtype()
+    npd = _dtype.to_np(dtype)
+    if npd.kind in "iu":
+        arr = np.arange(*vals, dtype=np.int64).astype(npd)
+    else:
+        # PyTorch computes in double, then casts
+        n = int(np.ceil((vals[1] - vals[0]) / vals[2]))
+        arr = (vals[0] + np.arange(n, dtype=np.float64) * vals[2]).astype(npd)
+    return _finish(arr, requires_grad)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (``torch.linspace``)."""
+    _check_device(device)
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return _finish(np.linspace(start, end, steps, dtype=np.float64).astype(_npd(dtype)), requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
+    _check_device(device)
+    return _finish(np.logspace(start, end, steps, base=base).astype(_npd(dtype)), requires_grad)
+
+
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """The ``n x m`` identity matrix (``torch.eye``)."""
+    _check_device(device)
+    return _finish(np.eye(n, n if m is None else m, dtype=_npd(dtype)), requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    return _finish(np.asarray(s, _npd(dtype)), requires_grad)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None):
+    r, c = np.tril_indices(row, offset, col)
+    return _make(np.stack([r, c]).astype(np.int64 if dtype is None else _dtype.to_np(dtype)))
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None):
+    r, c = np.triu_indices(row, offset, col)
+    return _make(np.stack([r, c]).astype(np.int64 if dtype is None else _dtype.to_np(dtype)))
+
+
+def meshgrid(*tensors, indexing="ij"):
+    """``torch.meshgrid`` (not differentiable here); ``indexing`` "ij" (default) or "xy"."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    return tuple(_make(np.ascontiguousarray(a)) for a in np.meshgrid(*(t._data for t in tensors), indexing=indexing))
+
+
+def complex(real, imag):
+    return _make(real._data + 1j * imag._data)

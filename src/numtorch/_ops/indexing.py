@@ -1,0 +1,2 @@
+"""indexing ops (under construction)."""
+from __future__ import annotations

@@ -1,0 +1,2 @@
+"""linalg ops (under construction)."""
+from __future__ import annotations

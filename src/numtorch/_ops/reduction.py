@@ -1,0 +1,2 @@
+"""reduction ops (under construction)."""
+from __future__ import annotations

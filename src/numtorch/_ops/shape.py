@@ -1,0 +1,2 @@
+"""shape ops (under construction)."""
+from __future__ import annotations

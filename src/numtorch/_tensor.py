@@ -1,0 +1,332 @@
+"""The Tensor data structure (mirrors ``torch.Tensor``), with no ops of its own.
+
+A Tensor holds an ndarray (``_data``), its autograd state (``requires_grad``, ``grad``, ``grad_fn``,
+``_output_nr``) and a version counter shared with its views. Math methods and operators
+(``__add__``, ``sum``, ...) are attached by ``numtorch/_tensor_methods.py``, the one binding table,
+so this file stays a plain data structure that every op module can import.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtype
+from ._device import CPU
+
+__all__ = ["Tensor", "Size"]
+
+
+class Size(tuple):
+    """``torch.Size``: a tuple of ints with PyTorch's repr and ``numel()``."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item):
+        out = tuple.__getitem__(self, item)
+        return Size(out) if isinstance(item, slice) else out
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+class Tensor:
+    """A multi-dimensional array with autograd (mirrors ``torch.Tensor``).
+
+    Create tensors with ``numtorch.tensor(data)``, ``zeros``, ``randn``, ...; ``Tensor(*sizes)``
+    makes an uninitialized float tensor and ``Tensor(sequence)`` copies data, as in PyTorch.
+    """
+
+    __slots__ = ("_data", "_rg", "_grad", "grad_fn", "_output_nr", "_vc", "_base", "_hooks",
+                 "__dict__", "__weakref__")
+
+    def __init__(self, *args, **kwargs):
+        from . import _dtype as D
+        if kwargs.get("device") is not None:
+            from ._device import check
+            check(kwargs["device"])
+        if len(args) == 1 and isinstance(args[0], np.ndarray):
+            data = np.array(args[0], dtype=D.float32.np)
+        elif len(args) == 1 and isinstance(args[0], Tensor):
+            data = args[0]._data
+        elif len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+            data = np.array(args[0], dtype=D.float32.np)
+        else:
+            shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+            data = np.empty(tuple(int(s) for s in shape), dtype=D.float32.np)
+        _init(self, data)
+
+    # ----------------------------------------------------------------- metadata
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        """``(d0, d1, ...)`` as a ``Size``, or the length of ``dim``; IndexError for a bad dim."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self):
+        return _dtype._NP2DT[self._data.dtype]
+
+    @property
+    def device(self):
+        return CPU
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def is_cpu(self):
+        return True
+
+    @property
+    def layout(self):
+        return "torch.strided"
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def stride(self, dim=None):
+        """Strides in elements (not bytes), as PyTorch reports them."""
+        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+
+    def storage_offset(self) -> int:
+        base = self._data
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        off = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+        return off // self._data.itemsize
+
+    def data_ptr(self) -> int:
+        return self._data.__array_interface__["data"][0]
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return self._data.flags.c_contiguous
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self.dtype.is_complex
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None or not self._rg
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    # ----------------------------------------------------------------- autograd state
+    @property
+    def requires_grad(self) -> bool:
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        flag = bool(flag)
+        if self.grad_fn is not None and self._rg and not flag:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use "
+                               "a computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        if flag and self._data.dtype.kind not in "fcV":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._rg = flag
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: expected "
+                                   f"{list(self._data.shape)}, got {list(value._data.shape)}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: expected {self.dtype}, "
+                                   f"got {value.dtype}")
+        self._grad = value
+
+    @property
+    def data(self) -> "Tensor":
+        """A tensor sharing this one's storage, outside autograd (``torch.Tensor.data``)."""
+        return _make(self._data)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+
+    @property
+    def retains_grad(self) -> bool:
+        node = self.grad_fn
+        return node is not None and self._output_nr in (getattr(node, "_retained", None) or {})
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    # ----------------------------------------------------------------- conversion to Python/NumPy
+    def numpy(self, *, force=False) -> np.ndarray:
+        """The underlying ndarray (shares memory); RuntimeError if it requires grad (unless ``force``)."""
+        if self._rg and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        return self._data.copy() if force and self._rg else self._data
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        if dtype is not None and arr.dtype != dtype:
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
+
+    def item(self):
+        """The value of a one-element tensor as a Python number (``torch.Tensor.item``)."""
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        v = self._data.reshape(()).item() if self._data.dtype.kind != "V" else float(self._data.reshape(()))
+        return v
+
+    def tolist(self):
+        if self._data.dtype.kind == "V":
+            return self._data.astype(np.float32).tolist()
+        return self._data.tolist()
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __float__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return float(self._data.reshape(()))
+
+    def __int__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return int(self._data.reshape(()))
+
+    def __complex__(self):
+        return complex(self._data.reshape(()))
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()))
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 or (self._data.size == 1 and spec):
+            return format(self.item(), spec)
+        return format(str(self), spec)
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._tensor_str import tensor_repr
+        return tensor_repr(self)
+
+    # ----------------------------------------------------------------- copying and pickling
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None and self._rg:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may "
+                               "be because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        import copy
+        new = type(self).__new__(type(self))
+        _init(new, self._data.copy(), self._rg)
+        memo[id(self)] = new
+        if self._grad is not None:
+            new._grad = copy.deepcopy(self._grad, memo)
+        if self.__dict__:
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        return new
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild_tensor, (self._data, self._rg, dict(self.__dict__) or None))
+
+    def __setstate__(self, state):
+        pass
+
+
+def _rebuild_tensor(data, requires_grad, state=None, cls=None):
+    t = (cls or Tensor).__new__(cls or Tensor)
+    _init(t, np.array(data, copy=True), requires_grad)
+    if state:
+        t.__dict__.update(state)
+    return t
+
+
+def _init(t, data, requires_grad=False):
+    t._data = data
+    t._rg = requires_grad
+    t._grad = None
+    t.grad_fn = None
+    t._output_nr = 0
+    t._vc = [0]
+    t._base = None
+    t._hooks = None
+
+
+def _make(data, requires_grad=False, cls=Tensor):
+    """Wrap an ndarray as a new leaf Tensor (no copy). The fast path every op uses."""
+    t = object.__new__(cls)
+    t._data = data
+    t._rg = requires_grad
+    t._grad = None
+    t.grad_fn = None
+    t._output_nr = 0
+    t._vc = [0]
+    t._base = None
+    t._hooks = None
+    return t
+
+
+def _wrap_dim(dim, ndim):
+    """Normalize a possibly negative ``dim``; IndexError in PyTorch's words when out of range."""
+    lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim + ndim if dim < 0 else dim

@@ -1,0 +1,130 @@
+"""The binding table: every Tensor method and operator, attached in one place.
+
+``_tensor.py`` defines the data structure and knows no ops; each ``_ops/`` family defines
+functions whose first argument is the tensor (``add(input, other)``), and this table attaches them
+(``Tensor.add = pointwise.add``). Read it to find where any Tensor method lives. It runs once, from
+``numtorch/__init__.py``.
+
+Each family block is ``_bind(module, "name name=function ...")``: ``name`` binds
+``module.name``; ``name=function`` binds a differently named function (e.g. ``float=float_``).
+"""
+from __future__ import annotations
+
+from ._ops import creation, indexing, linalg, pointwise as P, reduction, shape
+from ._tensor import Tensor
+from .autograd import tensor_api
+
+
+def _bind(module, spec: str):
+    for item in spec.split():
+        name, _, fn = item.partition("=")
+        setattr(Tensor, name, getattr(module, fn or name))
+
+
+def _inplace(name, fn):
+    def method(self, *args, **kwargs):
+        return P.inplace(self, fn, *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In-place ``{fn.__name__}``: writes into ``self`` and returns it (``torch.Tensor.{name}``)."
+    return method
+
+
+# ---- autograd -----------------------------------------------------------------------------------
+_bind(tensor_api, "backward register_hook retain_grad requires_grad_ detach detach_")
+
+# ---- pointwise: arithmetic, math, comparisons, casts --------------------------------------------
+_bind(P, """add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow float_power
+         neg negative abs absolute sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal square
+         sin cos tan asin acos atan arcsin arccos arctan atan2 arctan2 sinh cosh tanh sigmoid relu erf erfinv
+         floor ceil trunc fix frac round clamp clip clamp_min clamp_max maximum minimum fmax fmin where lerp
+         addcmul addcdiv eq ne lt le gt ge greater greater_equal less less_equal not_equal
+         logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not
+         isnan isinf isfinite isclose allclose equal nan_to_num copy_ zero_ fill_
+         to type=type_ type_as cpu cuda float=float_ double half bfloat16 long int=int_ short char byte
+         bool=bool_""")
+for _name in ("add sub mul div pow neg abs exp log log1p sqrt rsqrt sin cos tanh sigmoid relu clamp clip "
+              "clamp_min clamp_max floor ceil round trunc remainder fmod lerp addcmul addcdiv reciprocal "
+              "square sign erf atan2 maximum minimum floor_divide exp2 expm1 log2 nan_to_num "
+              "eq ne lt le gt ge logical_not logical_and logical_or").split():
+    setattr(Tensor, _name + "_", _inplace(_name + "_", getattr(P, _name)))
+Tensor.subtract_, Tensor.multiply_, Tensor.divide_, Tensor.true_divide_ = Tensor.sub_, Tensor.mul_, Tensor.div_, Tensor.div_
+
+# ---- reductions ---------------------------------------------------------------------------------
+_bind(reduction, "")
+
+# ---- linear algebra -----------------------------------------------------------------------------
+_bind(linalg, "")
+
+# ---- shape and views ----------------------------------------------------------------------------
+_bind(shape, "")
+
+# ---- indexing, selection, sorting ---------------------------------------------------------------
+_bind(indexing, "")
+
+# ---- creation from an existing tensor -----------------------------------------------------------
+_bind(creation, "")
+
+
+# ---- operators ----------------------------------------------------------------------------------
+def _rev(fn):
+    return lambda self, other: fn(other, self)
+
+
+Tensor.__add__ = P.add
+Tensor.__radd__ = _rev(P.add)
+Tensor.__iadd__ = Tensor.add_
+Tensor.__sub__ = P.sub
+Tensor.__rsub__ = _rev(P.sub)
+Tensor.__isub__ = Tensor.sub_
+Tensor.__mul__ = P.mul
+Tensor.__rmul__ = _rev(P.mul)
+Tensor.__imul__ = Tensor.mul_
+Tensor.__truediv__ = P.div
+Tensor.__rtruediv__ = _rev(P.div)
+Tensor.__itruediv__ = Tensor.div_
+Tensor.__floordiv__ = P.floor_divide
+Tensor.__rfloordiv__ = _rev(P.floor_divide)
+Tensor.__ifloordiv__ = Tensor.floor_divide_
+Tensor.__mod__ = P.remainder
+Tensor.__rmod__ = _rev(P.remainder)
+Tensor.__imod__ = Tensor.remainder_
+Tensor.__pow__ = P.pow
+Tensor.__rpow__ = _rev(P.pow)
+Tensor.__ipow__ = Tensor.pow_
+Tensor.__neg__ = P.neg
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = P.abs
+Tensor.__invert__ = lambda self: P.logical_not(self) if self._data.dtype.kind == "b" else P.bitwise_not(self)
+Tensor.__and__ = P.bitwise_and
+Tensor.__rand__ = _rev(P.bitwise_and)
+Tensor.__or__ = P.bitwise_or
+Tensor.__ror__ = _rev(P.bitwise_or)
+Tensor.__xor__ = P.bitwise_xor
+Tensor.__rxor__ = _rev(P.bitwise_xor)
+Tensor.__lt__ = P.lt
+Tensor.__le__ = P.le
+Tensor.__gt__ = P.gt
+Tensor.__ge__ = P.ge
+
+
+def _eq(self, other):
+    if other is None or not isinstance(other, (Tensor, int, float, bool, complex)) and not hasattr(other, "__len__"):
+        return False
+    return P.eq(self, other)
+
+
+def _ne(self, other):
+    if other is None or not isinstance(other, (Tensor, int, float, bool, complex)) and not hasattr(other, "__len__"):
+        return True
+    return P.ne(self, other)
+
+
+Tensor.__eq__ = _eq
+Tensor.__ne__ = _ne
+Tensor.__hash__ = lambda self: id(self)  # defining __eq__ would otherwise drop hashing
+
+# ---- random in-place samplers -------------------------------------------------------------------
+from . import random as _random  # noqa: E402
+
+_bind(_random, "uniform_ normal_ bernoulli_ random_ exponential_ geometric_ log_normal_ cauchy_ "
+               "multinomial=multinomial_method bernoulli=bernoulli_method")

@@ -1,0 +1,19 @@
+"""``numtorch.autograd`` (mirrors ``torch.autograd``): Function, backward, grad, grad modes, gradcheck."""
+from . import function, graph, grad_mode
+from .engine import backward, grad
+from .function import Function, FunctionCtx, once_differentiable
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                        set_grad_enabled)
+from .gradcheck import GradcheckError, gradcheck
+
+__all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
+           "inference_mode", "is_grad_enabled", "gradcheck", "GradcheckError", "once_differentiable"]
+
+
+class Variable:
+    """Deprecated alias kept for old programs: ``Variable(t)`` returns ``t``."""
+
+    def __new__(cls, data, requires_grad=False):
+        if requires_grad:
+            data.requires_grad_(True)
+        return data

@@ -1,0 +1,258 @@
+"""The backward engine (mirrors ``torch.autograd.backward`` / ``torch.autograd.grad``).
+
+Like micrograd's ``backward``, but without recursion: one pass counts, for every node reachable
+from the roots, how many edges lead into it; a second pass runs each node once all of its
+gradients have arrived (a topological order), sums gradients that meet at a node, and finally
+accumulates into the ``.grad`` of leaves. A chain of 100,000 ops is fine.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor, _make
+from .graph import Node
+
+__all__ = ["backward", "grad", "run_backward"]
+
+
+def _as_grad(t, g, i):
+    if g is None:
+        if t._data.size != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        return np.ones(t._data.shape, t._data.dtype)
+    arr = g._data if isinstance(g, Tensor) else np.asarray(g, t._data.dtype)
+    if arr.shape != t._data.shape:
+        raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(arr.shape)}) "
+                           f"and output[{i}] has a shape of torch.Size({list(t._data.shape)}).")
+    return arr
+
+
+def _run_tensor_hooks(hooks, g):
+    for fn in list(hooks.values()):
+        r = fn(_make(g))
+        if r is not None:
+            g = r._data
+    return g
+
+
+def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True):
+    """Backpropagate ``grads`` (ndarrays) from ``roots`` (Tensors).
+
+    ``capture`` maps graph positions ``(node_or_leaf, output_nr)`` to slots whose gradients are
+    returned instead of (or as well as) accumulated; used by ``autograd.grad``.
+    """
+    buf = {}
+    deps = {}
+    stack = []
+    for t, g in zip(roots, grads):
+        key = t.grad_fn if t.grad_fn is not None else t
+        b = buf.get(key)
+        if b is None:
+            b = buf[key] = [None] * (key._n_out if isinstance(key, Node) else 1)
+            stack.append(key)
+        nr = t._output_nr if t.grad_fn is not None else 0
+        b[nr] = g if b[nr] is None else b[nr] + g
+    # pass 1: count incoming edges
+    seen = set(stack)
+    todo = list(stack)
+    while todo:
+        n = todo.pop()
+        if not isinstance(n, Node):
+            continue
+        for e in n._edges:
+            if e is None:
+                continue
+            tgt = e[0]
+            deps[tgt] = deps.get(tgt, 0) + 1
+            if tgt not in seen:
+                seen.add(tgt)
+                todo.append(tgt)
+    ready = [k for k in stack if deps.get(k, 0) == 0]
+    captured = {}
+    # pass 2: run nodes in topological order
+    while ready:
+        n = ready.pop()
+        gl = buf.pop(n)
+        if not isinstance(n, Node):  # a leaf tensor
+            g = gl[0]
+            if n._hooks:
+                g = _run_tensor_hooks(n._hooks, g)
+            if capture is not None and (n, 0) in capture:
+                captured[(n, 0)] = g
+            if accumulate:
+                _accumulate(n, g)
+            continue
+        d = n.__dict__
+        if "_tensor_hooks" in d or "_retained" in d or "_pre_hooks" in d:
+            gl = _pre_hooks(n, gl)
+        if capture is not None:
+            for nr in range(len(gl)):
+                if (n, nr) in capture:
+                    captured[(n, nr)] = gl[nr]
+        gins = n._run_backward(gl)
+        if "_post_hooks" in d:
+            for fn in list(n._post_hooks.values()):
+                r = fn(tuple(_make(g) if g is not None else None for g in gins),
+                       tuple(_make(g) if g is not None else None for g in gl))
+                if r is not None:
+                    gins = tuple(x._data if x is not None else None for x in r)
+        if not retain_graph:
+            n._release()
+        for e, g in zip(n._edges, gins):
+            if e is None:
+                continue
+            tgt, nr = e
+            if g is not None:
+                b = buf.get(tgt)
+                if b is None:
+                    b = buf[tgt] = [None] * (tgt._n_out if isinstance(tgt, Node) else 1)
+                b[nr] = g if b[nr] is None else b[nr] + g
+            c = deps[tgt] - 1
+            deps[tgt] = c
+            if c == 0 and tgt in buf:
+                ready.append(tgt)
+            elif c == 0:
+                _skip(tgt, deps, buf, ready)
+    return captured
+
+
+def _skip(n, deps, buf, ready):
+    """A node that received no gradient at all: release its dependants' counts without running it."""
+    todo = [n]
+    while todo:
+        n = todo.pop()
+        if not isinstance(n, Node):
+            continue
+        for e in n._edges:
+            if e is None:
+                continue
+            tgt = e[0]
+            deps[tgt] -= 1
+            if deps[tgt] == 0:
+                if tgt in buf:
+                    ready.append(tgt)
+                else:
+                    todo.append(tgt)
+
+
+def _pre_hooks(n, gl):
+    gl = list(gl)
+    th = n.__dict__.get("_tensor_hooks")
+    if th:
+        for nr, hooks in th.items():
+            if gl[nr] is not None and hooks:
+                gl[nr] = _run_tensor_hooks(hooks, gl[nr])
+    ph = n.__dict__.get("_pre_hooks")
+    if ph:
+        for fn in list(ph.values()):
+            r = fn(tuple(_make(g) if g is not None else None for g in gl))
+            if r is not None:
+                gl = [x._data if x is not None else None for x in r]
+    rt = n.__dict__.get("_retained")
+    if rt:
+        for nr, ref in rt.items():
+            t = ref()
+            if t is not None and gl[nr] is not None:
+                _accumulate(t, gl[nr])
+    return gl
+
+
+def _accumulate(t, g):
+    if g.dtype != t._data.dtype:
+        g = g.astype(t._data.dtype)
+    if g.shape != t._data.shape:
+        g = np.broadcast_to(g, t._data.shape)
+    if t._grad is None:
+        # a fresh, writable, contiguous array that nothing else aliases
+        t._grad = _make(np.array(g, order="C", copy=True))
+    else:
+        gd = t._grad
+        if gd._rg:  # a grad that is part of a graph is replaced, not mutated
+            t._grad = _make(gd._data + g)
+        else:
+            np.add(gd._data, g, out=gd._data, casting="unsafe")
+            gd._vc[0] += 1
+
+
+def _tensors(x):
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None):
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of graph leaves (``torch.autograd.backward``).
+
+    Raises RuntimeError for a tensor that does not require grad, for a non-scalar output without
+    ``grad_tensors``, and when backpropagating a second time through freed saved tensors.
+    """
+    if create_graph:
+        raise NotImplementedError("numtorch does not support create_graph=True (double backward) yet")
+    tensors = _tensors(tensors)
+    grad_tensors = grad_tensors if grad_tensors is not None else grad_variables
+    if grad_tensors is None:
+        grad_tensors = [None] * len(tensors)
+    elif isinstance(grad_tensors, Tensor):
+        grad_tensors = [grad_tensors]
+    for i, t in enumerate(tensors):
+        if not t._rg:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    grads = [_as_grad(t, g, i) for i, (t, g) in enumerate(zip(tensors, grad_tensors))]
+    if inputs is not None:
+        inputs = _tensors(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        capture = {_key(t): t for t in inputs}
+        got = run_backward(tensors, grads, bool(retain_graph), capture, accumulate=False)
+        for k, t in capture.items():
+            if k in got:
+                _accumulate(t, got[k])
+        return
+    run_backward(tensors, grads, bool(retain_graph))
+
+
+def _key(t):
+    return (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t, 0)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Gradients of ``outputs`` with respect to ``inputs``, without touching ``.grad`` (``torch.autograd.grad``).
+
+    Returns a tuple with one Tensor per input (``None`` for unused inputs when ``allow_unused``).
+    RuntimeError when an input does not require grad or was not used and ``allow_unused`` is False.
+    """
+    if create_graph:
+        raise NotImplementedError("numtorch does not support create_graph=True (double backward) yet")
+    outputs = _tensors(outputs)
+    single = isinstance(inputs, Tensor)
+    inputs = _tensors(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    elif isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs]
+    for i, t in enumerate(outputs):
+        if not t._rg:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    for t in inputs:
+        if not t._rg:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = [_as_grad(t, g, i) for i, (t, g) in enumerate(zip(outputs, grad_outputs))]
+    capture = {_key(t): t for t in inputs}
+    got = run_backward(outputs, grads, bool(retain_graph), capture, accumulate=False)
+    result = []
+    for t in inputs:
+        g = got.get(_key(t))
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+            result.append(_make(np.zeros(t._data.shape, t._data.dtype)) if materialize_grads else None)
+        else:
+            if g.dtype != t._data.dtype:
+                g = g.astype(t._data.dtype)
+            result.append(_make(np.array(g, copy=True)))
+    return tuple(result)

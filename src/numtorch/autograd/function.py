@@ -1,0 +1,284 @@
+"""Differentiable functions (mirrors ``torch.autograd.Function``).
+
+Two flavours share one graph:
+
+* ``Function`` is PyTorch's public class: subclass it with ``forward(ctx, *args)`` and
+  ``backward(ctx, *grad_outputs)`` working on Tensors, call ``MyFn.apply(...)``.
+* ``Op`` is how numtorch's own ops are written: the same idea with ``forward``/``backward`` on
+  ndarrays and ``self`` as the ctx, which skips Tensor wrapping on the hot path. Each Op class is
+  named after its backward node as PyTorch names them (``AddBackward0``, ``MmBackward0``, ...).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor, _make
+from .grad_mode import _State, no_grad
+from .graph import Node
+
+__all__ = ["Function", "FunctionCtx", "Op", "once_differentiable"]
+
+
+def _edge(t):
+    return (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t, 0)
+
+
+def _differentiable(arr) -> bool:
+    return arr.dtype.kind in "fcV"  # "V": bfloat16 from ml_dtypes
+
+
+class Op(Node):
+    """A built-in differentiable op on ndarrays.
+
+    ``forward(self, *arrays, **options)`` returns an ndarray or a tuple of them; it may keep what
+    backward needs in ``self.saved`` (freed after backward) and other attributes. ``backward(self,
+    *grads)`` returns one gradient per positional input (``None`` for inputs that need none).
+    Class attributes: ``_saves`` (input indices and/or ``"out"`` that backward reads, checked for
+    in-place modification), ``_view`` (output shares memory and version counter with input 0),
+    ``_nondiff_outputs`` (output indices that never require grad, e.g. argmax indices).
+    """
+
+    _view = False
+    _nondiff_outputs = ()
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        self = object.__new__(cls)
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+        out = self.forward(*arrays, **kwargs)
+        needs = False
+        if _State.enabled:
+            for a in args:
+                if isinstance(a, Tensor) and a._rg:
+                    needs = True
+                    break
+        if type(out) is tuple:
+            return self._wrap_many(out, args, needs)
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        t = _make(out)
+        if cls._view:
+            src = args[0]
+            t._vc = src._vc
+            t._base = src._base if src._base is not None else src
+        if needs and _differentiable(out):
+            self._edges = [_edge(a) if isinstance(a, Tensor) and a._rg else None for a in args]
+            if cls._saves:
+                self._versions = [(a._vc, a._vc[0], a._data.shape, a._data.dtype)
+                                  for i in cls._saves if i != "out" and isinstance(a := args[i], Tensor)]
+                if "out" in cls._saves:
+                    self._versions.append((t._vc, t._vc[0], out.shape, out.dtype))
+            t._rg = True
+            t.grad_fn = self
+        return t
+
+    def _wrap_many(self, outs, args, needs):
+        cls = type(self)
+        ts = []
+        for i, o in enumerate(outs):
+            if type(o) is not np.ndarray:
+                o = np.asarray(o)
+            t = _make(o)
+            if cls._view:
+                t._vc = args[0]._vc
+                t._base = args[0]._base if args[0]._base is not None else args[0]
+            ts.append(t)
+        if needs:
+            self._edges = [_edge(a) if isinstance(a, Tensor) and a._rg else None for a in args]
+            self._n_out = len(outs)
+            self._out_meta = [(o._data.shape, o._data.dtype) for o in ts]
+            if cls._saves:
+                self._versions = [(a._vc, a._vc[0], a._data.shape, a._data.dtype)
+                                  for i in cls._saves if i != "out" and isinstance(a := args[i], Tensor)]
+            for i, t in enumerate(ts):
+                if i not in cls._nondiff_outputs and _differentiable(t._data):
+                    t._rg = True
+                    t.grad_fn = self
+                    t._output_nr = i
+        return tuple(ts)
+
+    def _run_backward(self, grads):
+        self._check_saved()
+        if self._n_out > 1:
+            grads = [g if g is not None else np.zeros(s, d) for g, (s, d) in zip(grads, self._out_meta)]
+        out = self.backward(*grads)
+        return out if type(out) is tuple else (out,)
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError
+
+    def backward(self, *grads):
+        raise NotImplementedError(f"the derivative for '{self.name()}' is not implemented.")
+
+
+# ------------------------------------------------------------------------------------------------
+# Public torch.autograd.Function
+# ------------------------------------------------------------------------------------------------
+class FunctionCtx:
+    """The ``ctx`` a custom Function's ``forward``/``backward`` receive."""
+
+    def save_for_backward(self, *tensors):
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument {tensors.index(t)} "
+                                f"is of type {type(t).__name__}")
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        self._to_save_fwd = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = {id(t) for t in tensors}
+
+    def mark_dirty(self, *tensors):
+        self._dirty = {id(t) for t in tensors}
+
+    def set_materialize_grads(self, value: bool):
+        self.materialize_grads = bool(value)
+
+
+class _FunctionNode(FunctionCtx, Node):
+    """Backward node of a custom Function; its class is made per Function (``MyFnBackward``)."""
+
+    _forward_cls = None
+    materialize_grads = True
+
+    @property
+    def saved_tensors(self):
+        self._check_saved()
+        return self.saved if self.saved is not None else ()
+
+    @property
+    def saved_variables(self):
+        return self.saved_tensors
+
+    def _run_backward(self, grads):
+        self._check_saved()
+        gts = []
+        for g, (shape, dt) in zip(grads, self._out_meta):
+            if g is None:
+                gts.append(_make(np.zeros(shape, dt)) if self.materialize_grads else None)
+            else:
+                gts.append(_make(g))
+        with no_grad():
+            res = self._forward_cls.backward(self, *gts)
+        if not isinstance(res, tuple):
+            res = (res,)
+        n_in = len(self._edges)
+        if len(res) < n_in or (len(res) > n_in and any(r is not None for r in res[n_in:])):
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                               f"(expected {n_in}, got {len(res)})")
+        out = []
+        for r, e, shape in zip(res, self._edges, self._in_shapes):
+            if r is None or e is None:
+                out.append(None)
+                continue
+            if not isinstance(r, Tensor):
+                raise TypeError(f"function {self.name()} returned a gradient of type {type(r).__name__}; "
+                                f"expected a Tensor or None")
+            if r._data.shape != shape:
+                raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index "
+                                   f"{len(out)} - got {list(r._data.shape)} but expected shape compatible "
+                                   f"with {list(shape)}")
+            out.append(r._data)
+        return tuple(out)
+
+    def _release(self):
+        if self.saved is not None:
+            self.saved = None
+            self._freed = True
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(name + "Backward", (_FunctionNode,), {"_forward_cls": cls})
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class for custom differentiable operations (mirrors ``torch.autograd.Function``).
+
+    Example::
+
+        class Exp(Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x.exp()
+                ctx.save_for_backward(y)
+                return y
+
+            @staticmethod
+            def backward(ctx, grad_out):
+                (y,) = ctx.saved_tensors
+                return grad_out * y
+
+        y = Exp.apply(x)
+
+    ``forward`` may instead take only the inputs, with a ``setup_context(ctx, inputs, output)``
+    staticmethod, as in PyTorch 2. ``backward`` returns one gradient (or None) per forward input.
+    """
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. "
+                           "Please use new-style autograd function with static forward method. "
+                           "(Example: https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = cls._backward_cls()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
+        uses_setup = cls.setup_context is not Function.setup_context
+        with no_grad():
+            out = cls.forward(*args, **kwargs) if uses_setup else cls.forward(ctx, *args, **kwargs)
+        if uses_setup:
+            cls.setup_context(ctx, args, out)
+        single = not isinstance(out, tuple)
+        outs = (out,) if single else out
+        needs = _State.enabled and any(ctx.needs_input_grad)
+        nondiff = getattr(ctx, "_non_differentiable", ())
+        dirty = getattr(ctx, "_dirty", ())
+        inputs = {id(a) for a in args if isinstance(a, Tensor)}
+        wrapped = []
+        for i, o in enumerate(outs):
+            if not isinstance(o, Tensor):
+                wrapped.append(o)
+                continue
+            if id(o) in inputs and id(o) not in dirty:
+                o = _make(o._data)  # an input returned as-is becomes a new tensor sharing memory
+            if needs and id(o) not in nondiff and _differentiable(o._data):
+                o._rg = True
+                o.grad_fn = ctx
+                o._output_nr = i
+            wrapped.append(o)
+        if needs:
+            ctx._edges = [_edge(a) if isinstance(a, Tensor) and a._rg else None for a in args]
+            ctx._in_shapes = [a._data.shape if isinstance(a, Tensor) else None for a in args]
+            ctx._out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32)
+                             for o in wrapped]
+            ctx._n_out = len(wrapped)
+            saved = getattr(ctx, "_to_save", None)
+            if saved is not None:
+                ctx.saved = saved
+                ctx._versions = [(t._vc, t._vc[0], t._data.shape, t._data.dtype) for t in saved
+                                 if t is not None]
+        return wrapped[0] if single else tuple(wrapped)
+
+
+def once_differentiable(fn):
+    """Decorator for ``backward`` (mirrors ``torch.autograd.function.once_differentiable``)."""
+    return fn
