@@ -1,0 +1,3 @@
+"""Module classes, one file per family as in ``torch/nn/modules/``."""
+# ---- module system ----
+# ---- layers ----
