@@ -51,3 +51,6 @@ def is_floating_point(input: Tensor) -> "builtins.bool":
 
 def numel(input: Tensor) -> "builtins.int":
     return input.numel()
+
+from . import serialization
+from .serialization import load, save
