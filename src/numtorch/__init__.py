@@ -54,3 +54,4 @@ def numel(input: Tensor) -> "builtins.int":
 
 from . import serialization
 from .serialization import load, save
+from . import utils

@@ -1,0 +1,2 @@
+"""``numtorch.utils`` (mirrors ``torch.utils``): data loading, hooks, safetensors."""
+from . import data, hooks
