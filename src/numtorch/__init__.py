@@ -55,3 +55,13 @@ def numel(input: Tensor) -> "builtins.int":
 from . import serialization
 from .serialization import load, save
 from . import utils
+from . import accelerator, amp, backends, cuda, distributed
+from .amp import autocast
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
+            disable=False):
+    """``torch.compile``: returns ``model`` unchanged (numtorch has no compiler); usable as a decorator."""
+    if model is None:
+        return lambda m: m
+    return model
