@@ -20,7 +20,9 @@ from ._ops.pointwise import *  # noqa: F401,F403
 from ._ops.reduction import *  # noqa: F401,F403
 from ._ops.linalg import *  # noqa: F401,F403
 from ._ops.shape import *  # noqa: F401,F403
+from ._ops.rearrange import *  # noqa: F401,F403
 from ._ops.indexing import *  # noqa: F401,F403
+from ._ops.conv import *  # noqa: F401,F403
 from . import autograd
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
@@ -65,3 +67,4 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     if model is None:
         return lambda m: m
     return model
+from . import optim  # noqa: E402

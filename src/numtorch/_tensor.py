@@ -48,6 +48,7 @@ class Tensor:
 
     __slots__ = ("_data", "_rg", "_grad", "grad_fn", "_output_nr", "_vc", "_base", "_hooks",
                  "__dict__", "__weakref__")
+    __array_priority__ = 1000  # NumPy scalars/arrays defer to Tensor's reflected operators, as in PyTorch
 
     def __init__(self, *args, **kwargs):
         from . import _dtype as D
@@ -232,17 +233,17 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} is ambiguous")
         return bool(self._data.reshape(()))
 
     def __float__(self):
         if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self._data.reshape(()))
 
     def __int__(self):
         if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self._data.reshape(()))
 
     def __complex__(self):

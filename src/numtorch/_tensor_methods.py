@@ -10,7 +10,7 @@ Each family block is ``_bind(module, "name name=function ...")``: ``name`` binds
 """
 from __future__ import annotations
 
-from ._ops import creation, indexing, linalg, pointwise as P, reduction, shape
+from ._ops import creation, indexing, linalg, pointwise as P, rearrange, reduction, shape
 from ._tensor import Tensor
 from .autograd import tensor_api
 
@@ -50,16 +50,31 @@ for _name in ("add sub mul div pow neg abs exp log log1p sqrt rsqrt sin cos tanh
 Tensor.subtract_, Tensor.multiply_, Tensor.divide_, Tensor.true_divide_ = Tensor.sub_, Tensor.mul_, Tensor.div_, Tensor.div_
 
 # ---- reductions ---------------------------------------------------------------------------------
-_bind(reduction, "")
+_bind(reduction, """sum mean nansum nanmean var std prod max min amax amin aminmax argmax argmin logsumexp
+         cumsum cumprod cumsum_ cumprod_ norm all any count_nonzero median""")
 
 # ---- linear algebra -----------------------------------------------------------------------------
-_bind(linalg, "")
+_bind(linalg, "matmul mm bmm mv dot vdot inner outer ger addmm addmm_ baddbmm baddbmm_ addmv addmv_ kron trace")
+Tensor.__matmul__ = lambda self, other: linalg.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+Tensor.__rmatmul__ = lambda self, other: linalg.matmul(other, self) if isinstance(other, Tensor) else NotImplemented
+Tensor.__imatmul__ = Tensor.__matmul__  # PyTorch has no in-place matmul: `a @= b` rebinds a to a new tensor
 
 # ---- shape and views ----------------------------------------------------------------------------
-_bind(shape, "")
+_bind(shape, """view=view_method view_as reshape=reshape_method reshape_as flatten unflatten ravel
+         permute=permute_method transpose swapaxes swapdims t movedim moveaxis squeeze unsqueeze
+         expand=expand_method expand_as broadcast_to repeat=repeat_method tile=tile_method repeat_interleave
+         split chunk tensor_split unbind narrow select clone contiguous""")
+_bind(rearrange, "flip=flip_method fliplr flipud roll rot90 tril triu diagonal diag diag_embed")
+Tensor.T, Tensor.mT = property(shape.T_prop), property(shape.mT_prop)
+Tensor.H, Tensor.mH = property(shape.H_prop), property(shape.mH_prop)
 
 # ---- indexing, selection, sorting ---------------------------------------------------------------
-_bind(indexing, "")
+_bind(indexing, """gather scatter scatter_add scatter_reduce index_select index_add index_fill index_copy index_put
+         masked_fill masked_select masked_scatter take take_along_dim nonzero argwhere topk sort argsort msort
+         kthvalue unique unique_consecutive bincount masked_fill_ masked_scatter_ scatter_ scatter_add_
+         scatter_reduce_ index_add_ index_fill_ index_copy_ index_put_""")
+Tensor.__getitem__, Tensor.__setitem__ = indexing.getitem, indexing.setitem
+Tensor.__iter__, Tensor.__contains__ = indexing.iter_, indexing.contains
 
 # ---- creation from an existing tensor -----------------------------------------------------------
 _bind(creation, "")
@@ -108,13 +123,13 @@ Tensor.__ge__ = P.ge
 
 
 def _eq(self, other):
-    if other is None or not isinstance(other, (Tensor, int, float, bool, complex)) and not hasattr(other, "__len__"):
+    if other is None or isinstance(other, str) or not isinstance(other, (Tensor, int, float, bool, complex)) and not hasattr(other, "__len__"):
         return False
     return P.eq(self, other)
 
 
 def _ne(self, other):
-    if other is None or not isinstance(other, (Tensor, int, float, bool, complex)) and not hasattr(other, "__len__"):
+    if other is None or isinstance(other, str) or not isinstance(other, (Tensor, int, float, bool, complex)) and not hasattr(other, "__len__"):
         return True
     return P.ne(self, other)
 

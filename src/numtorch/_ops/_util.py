@@ -64,6 +64,8 @@ def prep2(a, b):
         t, s = b, a
     else:
         raise TypeError(f"expected at least one Tensor operand, got {type(a).__name__} and {type(b).__name__}")
+    if isinstance(s, np.generic) and s.dtype.kind == "V":
+        s = float(s)  # a bfloat16 scalar made by an earlier prep2 (see below)
     if not _is_scalar(s):
         if isinstance(s, (list, tuple, np.ndarray)):
             s = to_tensor(s)
@@ -77,6 +79,8 @@ def prep2(a, b):
         t = cast(t, rt)
     if isinstance(s, (np.number, np.bool_)):
         s = s.item()  # NumPy scalars are "strong" in NumPy; PyTorch treats them as Python numbers
+    if k == "V" and isinstance(s, float):
+        s = t._data.dtype.type(s)  # NumPy would widen bfloat16 * float to float32
     return (t, s) if ta else (s, t)
 
 

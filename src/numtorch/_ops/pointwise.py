@@ -206,7 +206,14 @@ def add(input, other, *, alpha=1, out=None):
 
 
 def sub(input, other, *, alpha=1, out=None):
-    """``input - alpha * other`` (``torch.sub``)."""
+    """``input - alpha * other`` (``torch.sub``); RuntimeError for bool operands, as in PyTorch."""
+    na, nb = (isinstance(x, bool) or isinstance(x, Tensor) and x._data.dtype == np.bool_ for x in (input, other))
+    if na and nb:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
+    if na or nb:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
     if alpha != 1:
         other = mul(other, alpha)
     return _out(_binary(SubBackward0, input, other), out)
@@ -256,7 +263,10 @@ def pow(input, exponent, *, out=None):
     return _out(_binary(PowBackward0, input, exponent), out)
 
 
-float_power = pow
+def float_power(input, exponent, *, out=None):
+    """``pow`` computed in float64 (``torch.float_power``): the result is always double."""
+    to64 = lambda x: cast(x, _dtype.float64) if isinstance(x, Tensor) else x  # noqa: E731
+    return pow(to64(input), to64(exponent), out=out)
 
 
 def maximum(input, other, *, out=None):
@@ -271,7 +281,12 @@ fmax, fmin = maximum, minimum
 
 
 def atan2(input, other, *, out=None):
-    return _out(_binary(Atan2Backward0, input, other), out)
+    a, b = prep2(input, other)
+    if (a._data if isinstance(a, Tensor) else b._data).dtype.kind in "biu":  # integers give the default float
+        dt = _dtype.get_default_dtype()
+        a = cast(a, dt) if isinstance(a, Tensor) else a
+        b = cast(b, dt) if isinstance(b, Tensor) else b
+    return _out(Atan2Backward0.apply(a, b), out)
 
 
 arctan2 = atan2
@@ -530,6 +545,9 @@ class SquareBackward(Op):
 
     _saves = (0,)
 
+    def name(self):
+        return "PowBackward0"  # what PyTorch shows for x ** 2 and square(x)
+
     def forward(self, a):
         self.saved = a
         return a * a
@@ -579,7 +597,10 @@ class ReluBackward0(Op):
 
 class SignBackward0(Op):
     def forward(self, a):
-        return np.sign(a)
+        out = np.sign(a)
+        if a.dtype.kind in "fV":
+            out[out != out] = 0  # sign(nan) is 0 in PyTorch
+        return out
 
     def backward(self, g):
         return np.zeros_like(g)
@@ -653,7 +674,7 @@ class ClampBackward0(Op):
 
     def backward(self, g):
         a, lo, hi = self.saved
-        m = np.ones(a.shape, bool)
+        m = np.ones(g.shape, bool)  # bounds may broadcast the output beyond input's shape
         glo = ghi = None
         if lo is not None:
             below = a < lo
@@ -665,7 +686,7 @@ class ClampBackward0(Op):
                 above &= ~(a < lo) | (np.asarray(lo) > hi)
             m &= ~(a > hi)
             ghi = unbroadcast(g * (a > hi), np.shape(hi)) if isinstance(hi, np.ndarray) else None
-        return g * m, glo, ghi
+        return unbroadcast(g * m, a.shape), glo, ghi
 
 
 def _unary(op):
@@ -792,7 +813,7 @@ def where(condition, input=None, other=None, *, out=None):
         return nonzero(condition, as_tuple=True)
     if isinstance(condition, Tensor) and condition._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{condition.dtype.name.capitalize()}")
+                           f"{_ATEN_NAMES[condition.dtype.name]}")
     a, b = prep2(input, other) if (isinstance(input, Tensor) or isinstance(other, Tensor)) else (
         to_tensor(input), to_tensor(other))
     if not isinstance(a, Tensor):
@@ -839,6 +860,11 @@ logical_and, logical_or, logical_xor = (_cmp(np.logical_and, "logical_and"), _cm
                                         _cmp(np.logical_xor, "logical_xor"))
 
 
+_ATEN_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
 def _bitwise(fn, name):
     def op(input, other, *, out=None):
         a, b = prep2(input, other)
@@ -846,7 +872,9 @@ def _bitwise(fn, name):
         y = b._data if isinstance(b, Tensor) else b
         if any(isinstance(v, (float, np.floating)) or (isinstance(v, np.ndarray) and v.dtype.kind in "fcV")
                for v in (x, y)):
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for 'Float'")
+            fl = next(v for v in (x, y) if np.result_type(v).kind in "fcV")
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
+                                      f"'{_ATEN_NAMES.get(str(np.result_type(fl)), 'Float')}'")
         return _out(_make(np.asarray(fn(x, y))), out)
     op.__name__ = op.__qualname__ = name
     return op
@@ -858,7 +886,8 @@ bitwise_and, bitwise_or, bitwise_xor = (_bitwise(np.bitwise_and, "bitwise_and"),
 
 def bitwise_not(input, *, out=None):
     if input._data.dtype.kind in "fcV":
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for "
+                                  f"'{_ATEN_NAMES.get(str(input._data.dtype), 'Float')}'")
     return _out(_make(np.invert(input._data)), out)
 
 
@@ -943,8 +972,8 @@ def inplace(self: Tensor, result_fn, *args, **kwargs) -> Tensor:
 
 def _store(self, res):
     if not _can_cast(res._data.dtype, self._data.dtype):
-        raise RuntimeError(f"result type {res.dtype.name.capitalize()} can't be cast to the desired output "
-                           f"type {self.dtype.name.capitalize()}")
+        raise RuntimeError(f"result type {_ATEN_NAMES[res.dtype.name]} can't be cast to the desired output "
+                           f"type {_ATEN_NAMES[self.dtype.name]}")
     if res._data.shape != self._data.shape:
         try:
             np.broadcast_to(res._data, self._data.shape)

@@ -244,12 +244,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     capture = {_key(t): t for t in inputs}
     got = run_backward(outputs, grads, bool(retain_graph), capture, accumulate=False)
     result = []
-    for t in inputs:
+    for i, t in enumerate(inputs):
         g = got.get(_key(t))
         if g is None:
             if not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
             result.append(_make(np.zeros(t._data.shape, t._data.dtype)) if materialize_grads else None)
         else:
             if g.dtype != t._data.dtype:

@@ -1,3 +1,7 @@
 """``numtorch.nn`` (mirrors ``torch.nn``): Parameter, Module, containers, layers, losses, init, functional."""
 # ---- parameter and module system (owner: module system) ----
+from . import modules
+from .modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .modules.module import Module
+from .parameter import Buffer, Parameter
 # ---- layers: from .modules import * (owner: layers) ----

@@ -21,7 +21,7 @@ def default_collate(batch):
     collated field by field (tuples come back as lists, as in PyTorch). RuntimeError when sequences
     in the batch differ in length; TypeError for unsupported element types.
     """
-    from ..._ops.shape import stack
+    from ..._ops.rearrange import stack
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(list(batch), 0)

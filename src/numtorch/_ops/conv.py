@@ -1,0 +1,591 @@
+"""Convolution, pooling, padding, fold/unfold and resampling ops (ATen's ``convolution``, ``max_pool2d``,
+``im2col``, ``upsample_*`` ...), vectorized on NumPy.
+
+The two kernels everything is built from:
+
+* ``_im2col``: the kernel windows of a padded input as ONE ``sliding_window_view``, copied once into a
+  contiguous ``(N, C, *kernel, *out)`` array, so that a convolution is a single batched GEMM
+  (``np.matmul``) with the weight viewed as ``(groups, C_out/groups, C_in/groups * prod(kernel))``.
+* ``_col2im``: the adjoint, summing columns back into the padded input with one strided ``+=`` per
+  kernel offset (``kh * kw`` vectorized adds, never a loop over batch, channels or positions).
+
+A convolution's backward is ``col2im(W^T @ grad)`` for the input and ``grad @ cols^T`` for the weight;
+a transposed convolution runs the same two kernels the other way round. Pooling reads the same
+windows; its backward scatters through the argmax indices. Public entry points check arguments with
+PyTorch's messages; ``nn/functional.py`` exposes them with PyTorch's signatures.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .._tensor import Tensor
+from ..autograd.function import Op
+
+__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "convolution"]
+
+_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+               "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int"}
+
+
+# ------------------------------------------------------------------------------------------------
+# array kernels
+# ------------------------------------------------------------------------------------------------
+def _pad_const(x, pads, value=0):
+    """``x`` with its trailing ``len(pads)`` axes padded by ``(lo, hi)`` pairs (non-negative) of ``value``."""
+    if not any(lo or hi for lo, hi in pads):
+        return x
+    nd = len(pads)
+    shape = x.shape[:-nd] + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[-nd:], pads))
+    out = np.zeros(shape, x.dtype) if value == 0 else np.full(shape, value, x.dtype)
+    out[(Ellipsis,) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape[-nd:], pads))] = x
+    return out
+
+
+def _windows(xp, ksize, stride, dil):
+    """View ``(..., *out, *ksize)`` of the (dilated, strided) kernel windows over the trailing axes."""
+    nd = len(ksize)
+    span = tuple((k - 1) * d + 1 for k, d in zip(ksize, dil))
+    v = sliding_window_view(xp, span, axis=tuple(range(xp.ndim - nd, xp.ndim)))
+    return v[(Ellipsis,) + tuple(slice(None, None, s) for s in stride) + tuple(slice(None, None, d) for d in dil)]
+
+
+def _im2col(xp, ksize, stride, dil, out_sp=None):
+    """Contiguous columns ``(N, C, *ksize, *out)`` of padded ``xp`` (N, C, *S): one window view, one copy."""
+    nd = len(ksize)
+    win = _windows(xp, ksize, stride, dil)
+    if out_sp is not None:  # keep only the first ``out_sp`` positions
+        win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_sp)]
+    perm = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
+    return np.ascontiguousarray(win.transpose(perm))
+
+
+def _offset_slices(k, stride, dil, out_sp):
+    """Slices of the padded input read by kernel offset ``k`` for every output position."""
+    return (Ellipsis,) + tuple(slice(ki * d, ki * d + s * (o - 1) + 1, s)
+                               for ki, d, s, o in zip(k, dil, stride, out_sp))
+
+
+def _col2im(cols, padded_shape, ksize, stride, dil):
+    """Adjoint of ``_im2col``: sum columns ``(N, C, *ksize, *out)`` into a zero array of ``padded_shape``."""
+    nd = len(ksize)
+    out_sp = cols.shape[2 + nd:]
+    dx = np.zeros(padded_shape, cols.dtype)
+    for k in np.ndindex(*ksize):
+        dx[_offset_slices(k, stride, dil, out_sp)] += cols[(slice(None), slice(None)) + k]
+    return dx
+
+
+def _crop(x, pads):
+    """Inverse of padding by ``(lo, hi)`` pairs on the trailing axes (a view)."""
+    nd = len(pads)
+    return x[(Ellipsis,) + tuple(slice(lo, s - hi) for s, (lo, hi) in zip(x.shape[-nd:], pads))]
+
+
+def _conv_forward(x, w, pads, stride, dil, groups):
+    """x (N, C, *S), w (O, C/g, *K) -> out (N, O, *out), cols (N, g, C/g*prod(K), L)."""
+    n, nd, o = x.shape[0], x.ndim - 2, w.shape[0]
+    cols = _im2col(_pad_const(x, pads), w.shape[2:], stride, dil)
+    out_sp = cols.shape[2 + nd:]
+    cols = cols.reshape(n, groups, x.shape[1] // groups * math.prod(w.shape[2:]), math.prod(out_sp))
+    out = np.matmul(w.reshape(groups, o // groups, -1), cols)  # (N, g, O/g, L): one batched GEMM
+    return out.reshape((n, o) + out_sp), cols
+
+
+def _conv_transpose_forward(x, w, pads, stride, dil, groups, out_pad):
+    """x (N, Cin, *S), w (Cin, Cout/g, *K) -> out (N, Cout, *out), the input and weight as matrices."""
+    n, cin, sp, ksize = x.shape[0], x.shape[1], x.shape[2:], w.shape[2:]
+    cout = w.shape[1] * groups
+    xm = x.reshape(n, groups, cin // groups, math.prod(sp))
+    wm = w.reshape(groups, cin // groups, -1)
+    cols = np.matmul(wm.swapaxes(-1, -2), xm)  # (N, g, Cout/g*prod(K), L)
+    full = tuple((s - 1) * st + d * (k - 1) + 1 + op for s, st, d, k, op in zip(sp, stride, dil, ksize, out_pad))
+    y = _col2im(cols.reshape((n, cout) + ksize + sp), (n, cout) + full, ksize, stride, dil)
+    return _crop(y, pads), xm, wm
+
+
+# ------------------------------------------------------------------------------------------------
+# convolution
+# ------------------------------------------------------------------------------------------------
+class ConvolutionBackward0(Op):
+    """``convolution(input, weight, bias)`` for 1-d/2-d/3-d, direct or transposed (one Op, like ATen)."""
+
+    _saves = (0, 1)
+
+    def forward(self, x, w, b, *, stride, pads, dilation, groups, transposed, output_padding):
+        self.unbatched = x.ndim == w.ndim - 1
+        if self.unbatched:
+            x = x[None]
+        self.conf = (pads, stride, dilation, groups)
+        self.transposed, self.xshape, self.wshape = transposed, x.shape, w.shape
+        if transposed:
+            out, xm, wm = _conv_transpose_forward(x, w, pads, stride, dilation, groups, output_padding)
+            self.saved = (xm, wm)
+        else:
+            out, cols = _conv_forward(x, w, pads, stride, dilation, groups)
+            self.saved = (cols, w)
+        if b is not None:
+            out += b.reshape((-1,) + (1,) * (out.ndim - 2))
+        return out[0] if self.unbatched else out
+
+    def backward(self, g):
+        if self.unbatched:
+            g = g[None]
+        gb = g.sum(axis=(0,) + tuple(range(2, g.ndim))) if self._edges[2] is not None else None
+        gx, gw = (self._backward_t if self.transposed else self._backward_direct)(g)
+        if gx is not None and self.unbatched:
+            gx = gx[0]
+        return gx, gw, gb
+
+    def _backward_direct(self, g):
+        pads, stride, dil, groups = self.conf
+        cols, w = self.saved
+        n, o = g.shape[:2]
+        gm = g.reshape(n, groups, o // groups, math.prod(g.shape[2:]))
+        gx = gw = None
+        if self._edges[0] is not None:
+            gcols = np.matmul(w.reshape(groups, o // groups, -1).swapaxes(-1, -2), gm)
+            padded = self.xshape[:2] + tuple(s + lo + hi for s, (lo, hi) in zip(self.xshape[2:], pads))
+            gcols = gcols.reshape(self.xshape[:2] + self.wshape[2:] + g.shape[2:])
+            gx = _crop(_col2im(gcols, padded, self.wshape[2:], stride, dil), pads)
+        if self._edges[1] is not None:
+            gw = np.matmul(gm, cols.swapaxes(-1, -2)).sum(axis=0).reshape(self.wshape)
+        return gx, gw
+
+    def _backward_t(self, g):
+        pads, stride, dil, groups = self.conf
+        xm, wm = self.saved
+        n, nd = g.shape[0], g.ndim - 2
+        gcols = _im2col(_pad_const(g, pads), self.wshape[2:], stride, dil, self.xshape[2:])
+        gcols = gcols.reshape(n, groups, wm.shape[-1], xm.shape[-1])
+        gx = np.matmul(wm, gcols).reshape(self.xshape) if self._edges[0] is not None else None
+        gw = (np.matmul(xm, gcols.swapaxes(-1, -2)).sum(axis=0).reshape(self.wshape)
+              if self._edges[1] is not None else None)
+        return gx, gw
+
+
+def _ntuple(v, n, name, fn=None):
+    if isinstance(v, (list, tuple)):
+        v = tuple(int(i) for i in v)
+        if len(v) == 1:
+            return v * n
+        if len(v) != n:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to match "
+                               f"the convolution dimensions, but got {name}={list(v)}")
+        return v
+    return (int(v),) * n
+
+
+def _type_name(a):
+    return f"torch.{_TYPE_NAMES.get(a.dtype.name, a.dtype.name)}Tensor"
+
+
+def _check_tensor(t, fn, arg="input"):
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' must be Tensor, not {type(t).__name__}")
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """``torch.convolution``: the N-d (direct or transposed) convolution every ``conv*`` function calls.
+
+    ``input`` (N, C_in, *S) or unbatched (C_in, *S); ``weight`` (C_out, C_in/groups, *K), or
+    (C_in, C_out/groups, *K) when ``transposed``; ``bias`` (C_out,) or None. ``padding`` is an int,
+    a tuple, "valid" or "same" (direct only; stride 1; an odd total pads one more on the right).
+    Raises RuntimeError with PyTorch's messages for wrong ranks, channel counts, group divisibility,
+    dtypes, non-positive stride/dilation/groups, negative padding and kernels larger than the input.
+    """
+    fn = f"conv{'_transpose' if transposed else ''}{weight.ndim - 2}d"
+    _check_tensor(input, fn)
+    _check_tensor(weight, fn, "weight")
+    nd = weight.ndim - 2
+    x, w = input._data, weight._data
+    if x.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fn}, but got input "
+                           f"of size: {list(x.shape)}")
+    xs = x.shape if x.ndim == nd + 2 else (1,) + x.shape
+    stride, dilation = _ntuple(stride, nd, "stride"), _ntuple(dilation, nd, "dilation")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("non-positive dilation is not supported")
+    if w.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                           f"but got weight of size [{list(w.shape)}] instead")
+    want = w.shape[0] if transposed else w.shape[1] * groups
+    if xs[1] != want:
+        given = "transposed=1" if transposed else f"groups={groups}"
+        raise RuntimeError(f"Given {given}, weight of size {list(w.shape)}, expected input{list(xs)} to have "
+                           f"{want} channels, but got {xs[1]} channels instead")
+    if x.dtype != w.dtype:
+        raise RuntimeError(f"Input type ({_type_name(x)}) and weight type ({_type_name(w)}) should be the same "
+                           f"or input should be a MKLDNN tensor and weight is a dense tensor")
+    cout = w.shape[1] * groups if transposed else w.shape[0]
+    if bias is not None:
+        _check_tensor(bias, fn, "bias")
+        if bias._data.shape != (cout,):
+            given = "transposed=1, weight" if transposed else "weight"
+            raise RuntimeError(f"Given {given} of size {list(w.shape)}, expected bias to be 1-dimensional with "
+                               f"{cout} elements, but got bias of size {list(bias._data.shape)} instead")
+        if bias._data.dtype != x.dtype:
+            raise RuntimeError(f"Input type ({_SCALAR_NAMES.get(x.dtype.name, x.dtype.name)}) and bias type "
+                               f"({_SCALAR_NAMES.get(bias._data.dtype.name, bias._data.dtype.name)}) should be "
+                               f"the same")
+    span = tuple(d * (k - 1) + 1 for d, k in zip(dilation, w.shape[2:]))
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = ((0, 0),) * nd
+        elif padding == "same" and not transposed:
+            if any(s != 1 for s in stride):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            pads = tuple(((sp - 1) // 2, sp - 1 - (sp - 1) // 2) for sp in span)
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    else:
+        pads = tuple((p, p) for p in _ntuple(padding, nd, "padding"))
+    if any(lo < 0 for lo, _ in pads):
+        raise RuntimeError("negative padding is not supported")
+    if transposed:
+        out_pad = _ntuple(output_padding, nd, "output_padding")
+        if any(op >= s and op >= d for op, s, d in zip(out_pad, stride, dilation)):
+            lift = (0,) if nd == 1 else ()  # PyTorch reports 1-d as 2-d with a height of 1
+            names = ("depth", "height", "width")[-max(nd, 2):]
+            parts = [f"output_padding_{n}: {v}" for n, v in zip(names, lift + out_pad)]
+            parts += [f"stride_{n}: {v}" for n, v in zip(names, tuple(i + 1 for i in lift) + stride)]
+            parts += [f"dilation_{n}: {v}" for n, v in zip(names, tuple(i + 1 for i in lift) + dilation)]
+            raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
+                               + " ".join(parts))
+        out_sp = [(s - 1) * st - 2 * p + sp + op for s, st, (p, _), sp, op in zip(xs[2:], stride, pads, span, out_pad)]
+        if any(o <= 0 for o in out_sp):
+            raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, xs[2:]))}). Calculated output "
+                               f"size per channel: ({' x '.join(map(str, out_sp))}). Output size is too small")
+    else:
+        out_pad = (0,) * nd
+        padded = [s + lo + hi for s, (lo, hi) in zip(xs[2:], pads)]
+        if any(p < k for p, k in zip(padded, span)):
+            raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                               f"size: ({' x '.join(map(str, span))}). Kernel size can't be greater than actual "
+                               f"input size")
+    return ConvolutionBackward0.apply(input, weight, bias, stride=stride, pads=pads, dilation=dilation,
+                                      groups=groups, transposed=transposed, output_padding=out_pad)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-d cross-correlation (``torch.nn.functional.conv1d``): input (N, C_in, L) or (C_in, L), weight
+    (C_out, C_in/groups, kL) -> (N, C_out, L_out). See ``convolution`` for arguments and errors."""
+    if isinstance(weight, Tensor) and weight.ndim != 3:
+        raise RuntimeError(f"conv1d: expected a 3-D weight (C_out, C_in/groups, kL), but got weight of size "
+                           f"{list(weight.shape)}")
+    return convolution(input, weight, bias, stride, padding, dilation, False, 0, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-d cross-correlation (``torch.nn.functional.conv2d``): input (N, C_in, H, W) or (C_in, H, W), weight
+    (C_out, C_in/groups, kH, kW) -> (N, C_out, H_out, W_out), ``H_out = (H + 2p - d(kH-1) - 1) // s + 1``.
+    ``padding`` may be "same"/"valid". See ``convolution`` for the errors raised."""
+    if isinstance(weight, Tensor) and weight.ndim != 4:
+        raise RuntimeError(f"conv2d: expected a 4-D weight (C_out, C_in/groups, kH, kW), but got weight of size "
+                           f"{list(weight.shape)}")
+    return convolution(input, weight, bias, stride, padding, dilation, False, 0, groups)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """1-d transposed convolution (``torch.nn.functional.conv_transpose1d``): input (N, C_in, L), weight
+    (C_in, C_out/groups, kL) -> (N, C_out, (L-1)s - 2p + d(kL-1) + output_padding + 1)."""
+    if isinstance(weight, Tensor) and weight.ndim != 3:
+        raise RuntimeError(f"conv_transpose1d: expected a 3-D weight, but got weight of size {list(weight.shape)}")
+    _no_str_padding(padding, "conv_transpose1d")
+    return convolution(input, weight, bias, stride, padding, dilation, True, output_padding, groups)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """2-d transposed convolution (``torch.nn.functional.conv_transpose2d``), the gradient of ``conv2d`` with
+    respect to its input: input (N, C_in, H, W), weight (C_in, C_out/groups, kH, kW) -> (N, C_out, H_out,
+    W_out), ``H_out = (H-1)s - 2p + d(kH-1) + output_padding + 1``; ``output_padding`` must be smaller than
+    the stride or the dilation."""
+    if isinstance(weight, Tensor) and weight.ndim != 4:
+        raise RuntimeError(f"conv_transpose2d: expected a 4-D weight, but got weight of size {list(weight.shape)}")
+    _no_str_padding(padding, "conv_transpose2d")
+    return convolution(input, weight, bias, stride, padding, dilation, True, output_padding, groups)
+
+
+def _no_str_padding(padding, fn):
+    if isinstance(padding, str):
+        raise TypeError(f"{fn}(): argument 'padding' must be tuple of ints, not str")
+
+
+# ------------------------------------------------------------------------------------------------
+# unfold / fold (im2col / col2im)
+# ------------------------------------------------------------------------------------------------
+class Im2ColBackward0(Op):
+    """``unfold``: (N, C, H, W) -> (N, C*kH*kW, L) sliding blocks (unbatched (C, H, W) -> (C*kH*kW, L))."""
+
+    def forward(self, x, *, kernel_size, dilation, padding, stride):
+        self.unbatched = x.ndim == 3
+        xb = x[None] if self.unbatched else x
+        self.conf = (xb.shape, kernel_size, dilation, padding, stride)
+        pads = tuple((p, p) for p in padding)
+        cols = _im2col(_pad_const(xb, pads), kernel_size, stride, dilation)
+        self.out_sp = cols.shape[4:]
+        out = cols.reshape(xb.shape[0], xb.shape[1] * math.prod(kernel_size), math.prod(self.out_sp))
+        return out[0] if self.unbatched else out
+
+    def backward(self, g):
+        shape, ksize, dil, padding, stride = self.conf
+        g = g[None] if self.unbatched else g
+        pads = tuple((p, p) for p in padding)
+        padded = shape[:2] + tuple(s + 2 * p for s, p in zip(shape[2:], padding))
+        gx = _crop(_col2im(g.reshape(shape[:2] + ksize + self.out_sp), padded, ksize, stride, dil), pads)
+        return gx[0] if self.unbatched else gx
+
+
+class Col2ImBackward0(Op):
+    """``fold``: (N, C*kH*kW, L) -> (N, C, *output_size), summing overlapping blocks (adjoint of unfold)."""
+
+    def forward(self, cols, *, output_size, kernel_size, dilation, padding, stride, blocks):
+        self.unbatched = cols.ndim == 2
+        cb = cols[None] if self.unbatched else cols
+        n, c = cb.shape[0], cb.shape[1] // math.prod(kernel_size)
+        self.conf = (cb.shape, kernel_size, dilation, padding, stride, blocks)
+        padded = (n, c) + tuple(s + 2 * p for s, p in zip(output_size, padding))
+        out = _col2im(cb.reshape((n, c) + kernel_size + blocks), padded, kernel_size, stride, dilation)
+        out = _crop(out, tuple((p, p) for p in padding))
+        return out[0] if self.unbatched else out
+
+    def backward(self, g):
+        shape, ksize, dil, padding, stride, blocks = self.conf
+        g = g[None] if self.unbatched else g
+        cols = _im2col(_pad_const(g, tuple((p, p) for p in padding)), ksize, stride, dil, blocks)
+        cols = cols.reshape(shape)
+        return cols[0] if self.unbatched else cols
+
+
+# ------------------------------------------------------------------------------------------------
+# padding
+# ------------------------------------------------------------------------------------------------
+def _split_pads(pads):
+    """(lo, hi) pairs -> the negative parts as crops and the positive parts as pads."""
+    crop = tuple((max(-lo, 0), max(-hi, 0)) for lo, hi in pads)
+    grow = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pads)
+    return crop, grow
+
+
+def _uncrop(g, shape, crop):
+    """Adjoint of cropping: ``g`` embedded in zeros of ``shape``."""
+    if not any(lo or hi for lo, hi in crop):
+        return g
+    out = np.zeros(shape, g.dtype)
+    out[(Ellipsis,) + tuple(slice(lo, s - hi) for s, (lo, hi) in zip(shape[-len(crop):], crop))] = g
+    return out
+
+
+class ConstantPadNdBackward0(Op):
+    """``pad(mode="constant")``: ``pads`` are ``(lo, hi)`` pairs for the trailing axes; negative values crop."""
+
+    def forward(self, x, *, pads, value):
+        self.shape = x.shape
+        self.crop, self.grow = _split_pads(pads)
+        return _pad_const(_crop(x, self.crop), self.grow, value)
+
+    def backward(self, g):
+        return _uncrop(_crop(g, self.grow), self.shape, self.crop)
+
+
+class _EdgePad(Op):
+    """Reflect / replicate / circular padding; backward folds each padded edge back onto its source.
+
+    As in PyTorch, negative pads crop after reflect/replicate padding (a reflection may read cropped
+    values) but before circular padding (the wrap uses the cropped tensor).
+    """
+
+    mode = None  # NumPy's name for the mode
+    crop_first = False
+
+    def forward(self, x, *, pads):
+        crop, self.grow = _split_pads(pads)
+        self.steps = (crop, x.shape)  # how to undo the crop
+        lead = ((0, 0),) * (x.ndim - len(pads))
+        if self.crop_first:
+            xc = _crop(x, crop)
+            self.base = xc.shape
+            return np.pad(xc, lead + self.grow, mode=self.mode)
+        self.base = x.shape
+        y = np.pad(x, lead + self.grow, mode=self.mode)
+        self.steps = (crop, y.shape)
+        return _crop(y, crop)
+
+    def backward(self, g):
+        crop, shape = self.steps
+        if not self.crop_first:
+            g = _uncrop(g, shape, crop)
+        nd = len(self.grow)
+        for i, (lo, hi) in enumerate(self.grow):
+            ax = g.ndim - nd + i
+            n = self.base[ax]
+            g = np.moveaxis(g, ax, -1)
+            gi = g[..., lo:lo + n].copy()
+            left, right = g[..., :lo], g[..., lo + n:]
+            if self.mode == "reflect":  # sources lo..1 and n-2..n-1-hi
+                gi[..., 1:lo + 1] += left[..., ::-1]
+                gi[..., n - 1 - hi:n - 1] += right[..., ::-1]
+            elif self.mode == "edge":
+                gi[..., 0] += left.sum(-1)
+                gi[..., -1] += right.sum(-1)
+            else:  # wrap: sources n-lo..n-1 and 0..hi-1
+                gi[..., n - lo:] += left
+                gi[..., :hi] += right
+            g = np.moveaxis(gi, -1, ax)
+        return _uncrop(g, shape, crop) if self.crop_first else g
+
+
+class ReflectionPad1DBackward0(_EdgePad):
+    mode = "reflect"
+
+
+class ReflectionPad2DBackward0(_EdgePad):
+    mode = "reflect"
+
+
+class ReflectionPad3DBackward0(_EdgePad):
+    mode = "reflect"
+
+
+class ReplicationPad1DBackward0(_EdgePad):
+    mode = "edge"
+
+
+class ReplicationPad2DBackward0(_EdgePad):
+    mode = "edge"
+
+
+class ReplicationPad3DBackward0(_EdgePad):
+    mode = "edge"
+
+
+class CircularPadBackward0(_EdgePad):
+    mode = "wrap"
+    crop_first = True
+
+
+_EDGE_OPS = {("reflect", 1): ReflectionPad1DBackward0, ("reflect", 2): ReflectionPad2DBackward0,
+             ("reflect", 3): ReflectionPad3DBackward0, ("replicate", 1): ReplicationPad1DBackward0,
+             ("replicate", 2): ReplicationPad2DBackward0, ("replicate", 3): ReplicationPad3DBackward0}
+
+
+def pad(input, pad, mode="constant", value=None):
+    """``F.pad``: ``pad`` = (left, right, top, bottom, ...) from the last dim backwards; negative crops.
+
+    Modes "constant" (``value``, default 0, any number of dims), "reflect", "replicate" and "circular"
+    (pad the last 1/2/3 dims of a 2-3/3-4/4-5-D input). Raises RuntimeError for an odd-length or too
+    long ``pad``, a reflect pad not smaller than the dim, circular padding wrapping more than once, or a
+    ``value`` with a non-constant mode; NotImplementedError for other modes or dim combinations.
+    """
+    _check_tensor(input, "pad")
+    pad = [int(p) for p in pad]
+    x = input._data
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > x.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {x.ndim}")
+    nd = len(pad) // 2
+    pads = tuple((pad[2 * i], pad[2 * i + 1]) for i in reversed(range(nd)))  # in axis order
+    if mode == "constant":
+        for ax, (lo, hi) in zip(range(x.ndim - nd, x.ndim), pads):
+            if x.shape[ax] + lo + hi < 0:
+                raise RuntimeError(f"The input size {x.shape[ax]}, plus negative padding {lo} and {hi} resulted "
+                                   f"in a negative output size, which is invalid. Check dimension {ax} of your "
+                                   f"input.")
+        return ConstantPadNdBackward0.apply(input, pads=pads, value=0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if nd not in (1, 2, 3) or x.ndim not in (nd + 1, nd + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {x.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    for ax, (lo, hi) in zip(range(x.ndim - nd, x.ndim), pads):
+        s = x.shape[ax]
+        if mode == "reflect" and (lo >= s or hi >= s):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                               f"but got: padding ({lo}, {hi}) at dimension {ax} of input {list(x.shape)}")
+        if mode == "circular" and (lo > s + min(hi, 0) or hi > s + min(lo, 0)):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if s + min(lo, 0) + min(hi, 0) <= 0 and (lo > 0 or hi > 0):
+            raise RuntimeError(f"input tensor has a dimension {ax} that would be empty after cropping")
+    op = CircularPadBackward0 if mode == "circular" else _EDGE_OPS[(mode, nd)]
+    return op.apply(input, pads=pads)
+
+
+
+
+# ------------------------------------------------------------------------------------------------
+# unfold / fold entry points
+# ------------------------------------------------------------------------------------------------
+def _block_args(kernel_size, dilation, padding, stride):
+    args = {}
+    for name, v, lo in (("kernel", kernel_size, 1), ("dilation", dilation, 1), ("padding", padding, 0),
+                        ("stride", stride, 1)):
+        t = tuple(int(i) for i in v) if isinstance(v, (list, tuple)) else (int(v),) * 2
+        if len(t) != 2:
+            raise RuntimeError(f"{name} must be an int or a tuple of two ints, but got {v}")
+        if any(i < lo for i in t):
+            what = {"kernel": "kernel size should be greater than zero", "dilation": "dilation should be greater "
+                    "than zero", "padding": "padding should be non-negative", "stride": "stride should be greater "
+                    "than zero"}[name]
+            key = "pad" if name == "padding" else name
+            raise RuntimeError(f"{what}, but got {key}_height: {t[0]} {key}_width: {t[1]}")
+        args[name] = t
+    return args["kernel"], args["dilation"], args["padding"], args["stride"]
+
+
+def _blocks(sp, ksize, dil, padding, stride):
+    return tuple((s + 2 * p - d * (k - 1) - 1) // st + 1 for s, k, d, p, st in zip(sp, ksize, dil, padding, stride))
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """``F.unfold`` (im2col): (N, C, H, W) or (C, H, W) -> (N, C*kH*kW, L) sliding blocks, L blocks in
+    row-major order. RuntimeError for other ranks, bad kernel/dilation/padding/stride or no block."""
+    _check_tensor(input, "unfold")
+    x = input._data
+    if x.ndim not in (3, 4):
+        raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported (got {x.ndim}D)")
+    k, d, p, s = _block_args(kernel_size, dilation, padding, stride)
+    blocks = _blocks(x.shape[-2:], k, d, p, s)
+    if any(b < 1 for b in blocks):
+        raise RuntimeError(f"Given input with spatial size {tuple(x.shape[-2:])}, kernel_size={k}, dilation={d}, "
+                           f"padding={p}, calculated shape of the array of sliding blocks as {blocks}, but its "
+                           f"components must be at least one.")
+    return Im2ColBackward0.apply(input, kernel_size=k, dilation=d, padding=p, stride=s)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """``F.fold`` (col2im): (N, C*kH*kW, L) or (C*kH*kW, L) -> (N, C, *output_size), summing overlapping
+    blocks. RuntimeError when dim 1 is not divisible by kH*kW or L is not the number of blocks."""
+    _check_tensor(input, "fold")
+    x = input._data
+    if x.ndim not in (2, 3) or any(s == 0 for s in x.shape[-2:]):
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
+                           f"dimensions for input, but got: {list(x.shape)}")
+    out = tuple(int(i) for i in output_size) if isinstance(output_size, (list, tuple)) else (int(output_size),) * 2
+    k, d, p, s = _block_args(kernel_size, dilation, padding, stride)
+    c_in, length = x.shape[-2:]
+    if c_in % (k[0] * k[1]):
+        raise RuntimeError(f"Expected size of input's dimension {x.ndim - 2} to be divisible by the product of "
+                           f"kernel_size, but got input.size({x.ndim - 2})={c_in} and kernel_size={k}.")
+    blocks = _blocks(out, k, d, p, s)
+    if any(b < 1 for b in blocks) or blocks[0] * blocks[1] != length:
+        raise RuntimeError(f"Given output_size={out}, kernel_size={k}, dilation={d}, padding={p}, stride={s}, "
+                           f"expected size of input's dimension {x.ndim - 1} to match the calculated number of "
+                           f"sliding blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
+                           f"input.size({x.ndim - 1})={length}.")
+    return Col2ImBackward0.apply(input, output_size=out, kernel_size=k, dilation=d, padding=p, stride=s,
+                                 blocks=blocks)

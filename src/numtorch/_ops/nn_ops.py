@@ -1,0 +1,774 @@
+"""Neural-network kernels: activations, softmax, linear, embedding, dropout, attention.
+
+Each kernel is an ``Op`` with a hand-derived backward on ndarrays, fused so that a layer costs one
+node in the graph and few temporaries (the makemore MLP and a GPT step run through these). The
+public functional forms with PyTorch's argument checking live in ``numtorch/nn/functional.py``;
+this module's ``__all__`` is what ``torch.*`` exposes (``torch.softmax``, ``torch.dropout``, ...).
+Normalization kernels are in ``norm_ops.py`` and loss kernels in ``losses.py``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._tensor import Tensor, _make
+from ..autograd.function import Op
+from ..autograd.grad_mode import _State, no_grad
+from ._util import bump, unbroadcast, wrap_dim
+
+__all__ = ["softmax", "log_softmax", "dropout", "alpha_dropout", "feature_dropout", "embedding", "prelu", "selu",
+           "celu", "threshold", "hardshrink", "bilinear"]
+
+_TITLE = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def require_float(t: Tensor, kernel: str):
+    """PyTorch's NotImplementedError for a floating-only kernel called on an integer tensor."""
+    if t._data.dtype.kind not in "fcV":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_TITLE.get(str(t._data.dtype), t.dtype)}\'')
+
+
+# ================================================================================================
+# elementwise activations
+# ================================================================================================
+class _Activation(Op):
+    """An elementwise activation: ``_f(x, **opts)`` forward and ``_df(x, g, **opts)`` the input grad.
+
+    Saves the input (checked for in-place modification); options are keyword arguments of ``apply``.
+    """
+
+    _saves = (0,)
+
+    def forward(self, x, **opts):
+        self.saved = x
+        self.opts = opts
+        return self._f(x, **opts)
+
+    def backward(self, g):
+        return self._df(self.saved, g, **self.opts)
+
+
+class LeakyReluBackward0(_Activation):
+    @staticmethod
+    def _f(x, slope):
+        return np.where(x > 0, x, x * slope)
+
+    @staticmethod
+    def _df(x, g, slope):
+        return np.where(x > 0, g, g * slope)
+
+
+class EluBackward0(_Activation):
+    """elu/selu/celu: ``scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1))``."""
+
+    @staticmethod
+    def _f(x, alpha, scale, input_scale):
+        neg = np.expm1(np.minimum(x, 0) * input_scale)
+        neg *= alpha
+        out = np.where(x > 0, x, neg)
+        if scale != 1:
+            out *= scale
+        return out
+
+    @staticmethod
+    def _df(x, g, alpha, scale, input_scale):
+        neg = np.exp(np.minimum(x, 0) * input_scale)
+        neg *= alpha * input_scale
+        return g * np.where(x > 0, scale, neg * scale)
+
+
+_SQRT1_2 = math.sqrt(0.5)
+_SQRT2_PI = math.sqrt(2 / math.pi)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+
+
+class GeluBackward0(_Activation):
+    """``x * Phi(x)`` with the exact erf form, or the tanh approximation (``approximate="tanh"``)."""
+
+    @staticmethod
+    def _f(x, approximate):
+        if approximate == "tanh":
+            t = np.tanh(_SQRT2_PI * (x + 0.044715 * x * x * x))
+            t += 1
+            t *= x
+            t *= 0.5
+            return t
+        from scipy.special import erf  # lazy: keeps `import numtorch` fast
+        out = erf(x * _SQRT1_2)
+        out += 1
+        out *= x
+        out *= 0.5
+        return out.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def _df(x, g, approximate):
+        if approximate == "tanh":
+            x2 = x * x
+            t = np.tanh(_SQRT2_PI * x * (1 + 0.044715 * x2))
+            d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * (_SQRT2_PI * (1 + 3 * 0.044715 * x2))
+            return g * d
+        from scipy.special import erf
+        cdf = erf(x * _SQRT1_2).astype(x.dtype, copy=False)
+        cdf += 1
+        cdf *= 0.5
+        pdf = np.exp(-0.5 * x * x)
+        pdf *= x
+        pdf *= _INV_SQRT_2PI
+        cdf += pdf
+        return g * cdf
+
+
+def _sigmoid(x):
+    # exp(-|x|) never overflows; both branches agree where they meet
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+class SiluBackward0(_Activation):
+    @staticmethod
+    def _f(x):
+        return x * _sigmoid(x)
+
+    @staticmethod
+    def _df(x, g):
+        s = _sigmoid(x)
+        return g * s * (1 + x * (1 - s))
+
+
+def _softplus(x):
+    """``log(1 + exp(x))`` without overflow."""
+    return np.logaddexp(x, 0).astype(x.dtype, copy=False)
+
+
+class MishBackward0(_Activation):
+    @staticmethod
+    def _f(x):
+        return x * np.tanh(_softplus(x))
+
+    @staticmethod
+    def _df(x, g):
+        t = np.tanh(_softplus(x))
+        return g * (t + x * _sigmoid(x) * (1 - t * t))
+
+
+class HardtanhBackward0(_Activation):
+    """hardtanh and relu6; the gradient is zero at and beyond the bounds, as in PyTorch."""
+
+    @staticmethod
+    def _f(x, lo, hi):
+        return np.clip(x, lo, hi)
+
+    @staticmethod
+    def _df(x, g, lo, hi):
+        return g * ((x > lo) & (x < hi))
+
+
+class HardsigmoidBackward0(_Activation):
+    @staticmethod
+    def _f(x):
+        out = np.clip(x + 3, 0, 6)
+        out /= 6
+        return out
+
+    @staticmethod
+    def _df(x, g):
+        return g * ((x > -3) & (x < 3)) / 6
+
+
+class HardswishBackward0(_Activation):
+    @staticmethod
+    def _f(x):
+        out = np.clip(x + 3, 0, 6)
+        out *= x
+        out /= 6
+        return out
+
+    @staticmethod
+    def _df(x, g):
+        return g * np.where(x < -3, 0, np.where(x <= 3, x / 3 + 0.5, 1)).astype(x.dtype, copy=False)
+
+
+class SoftplusBackward0(_Activation):
+    """``log1p(exp(beta x)) / beta``, linear where ``beta x > threshold``."""
+
+    @staticmethod
+    def _f(x, beta, threshold):
+        bx = x * beta if beta != 1 else x
+        out = _softplus(bx)
+        if beta != 1:
+            out /= beta
+        return np.where(bx > threshold, x, out)
+
+    @staticmethod
+    def _df(x, g, beta, threshold):
+        bx = x * beta if beta != 1 else x
+        return np.where(bx > threshold, g, g * _sigmoid(bx))
+
+
+class SoftsignBackward0(_Activation):
+    @staticmethod
+    def _f(x):
+        return x / (1 + np.abs(x))
+
+    @staticmethod
+    def _df(x, g):
+        d = 1 + np.abs(x)
+        return g / (d * d)
+
+
+class LogSigmoidBackward0(_Activation):
+    @staticmethod
+    def _f(x):
+        return -_softplus(-x)
+
+    @staticmethod
+    def _df(x, g):
+        return g * _sigmoid(-x)
+
+
+class ThresholdBackward0(_Activation):
+    @staticmethod
+    def _f(x, threshold, value):
+        return np.where(x > threshold, x, np.asarray(value, x.dtype))
+
+    @staticmethod
+    def _df(x, g, threshold, value):
+        return g * (x > threshold)
+
+
+class TanhshrinkBackward0(_Activation):
+    @staticmethod
+    def _f(x):
+        return x - np.tanh(x)
+
+    @staticmethod
+    def _df(x, g):
+        t = np.tanh(x)
+        return g * t * t
+
+
+class SoftshrinkBackward0(_Activation):
+    @staticmethod
+    def _f(x, lambd):
+        return np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def _df(x, g, lambd):
+        return g * (np.abs(x) > lambd)
+
+
+class HardshrinkBackward0(_Activation):
+    @staticmethod
+    def _f(x, lambd):
+        return np.where(np.abs(x) > lambd, x, 0).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def _df(x, g, lambd):
+        return g * (np.abs(x) > lambd)
+
+
+class PreluKernelBackward0(Op):
+    """``x if x > 0 else w * x`` with one weight per channel (dim 1) or a single shared weight."""
+
+    _saves = (0, 1)
+
+    def forward(self, x, w):
+        wb = w.reshape((1, -1) + (1,) * (x.ndim - 2)) if x.ndim >= 2 and w.size > 1 else w.reshape(())
+        self.saved = (x, wb)
+        self.wshape = w.shape
+        return np.where(x > 0, x, wb * x)
+
+    def backward(self, g):
+        x, wb = self.saved
+        pos = x > 0
+        gx = np.where(pos, g, g * wb) if self._edges[0] is not None else None
+        gw = None
+        if self._edges[1] is not None:
+            gw = unbroadcast(np.where(pos, 0, g * x), wb.shape).reshape(self.wshape)
+        return gx, gw
+
+
+class GluBackward0(Op):
+    """``a * sigmoid(b)`` where ``a, b`` are the two halves of ``input`` along ``dim``."""
+
+    _saves = (0,)
+
+    def forward(self, x, dim):
+        a, b = np.split(x, 2, axis=dim)
+        s = _sigmoid(b)
+        self.saved, self.s, self.dim = x, s, dim
+        return a * s
+
+    def backward(self, g):
+        a, _ = np.split(self.saved, 2, axis=self.dim)
+        s = self.s
+        return np.concatenate([g * s, g * a * s * (1 - s)], axis=self.dim)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``torch.prelu``: leaky ReLU with learnable slopes; ``weight`` has 1 or ``input.size(1)`` elements.
+
+    RuntimeError when the number of slopes does not match the channel count.
+    """
+    require_float(input, "prelu_cpu")
+    channels = input._data.shape[1] if input._data.ndim >= 2 else 1
+    if weight._data.size != 1 and weight._data.size != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                           f"{weight._data.size} and channel size = {channels}.")
+    return PreluKernelBackward0.apply(input, weight)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor) -> Tensor:
+    """``torch.selu``: ``scale * elu(x, alpha)`` with the self-normalizing constants."""
+    require_float(input, "elu")
+    return EluBackward0.apply(input, alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1.0)
+
+
+def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """``torch.celu``: ``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    require_float(input, "elu")
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    return EluBackward0.apply(input, alpha=float(alpha), scale=1.0, input_scale=1.0 / alpha)
+
+
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """``torch.threshold``: ``x if x > threshold else value``."""
+    return ThresholdBackward0.apply(input, threshold=threshold, value=value)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``torch.hardshrink``: ``x if |x| > lambd else 0``."""
+    require_float(input, "hardshrink_cpu")
+    return HardshrinkBackward0.apply(input, lambd=lambd)
+
+
+# ================================================================================================
+# softmax family
+# ================================================================================================
+def _softmax_np(x, axis):
+    out = x - x.max(axis, keepdims=True)
+    np.exp(out, out=out)
+    out /= out.sum(axis, keepdims=True)
+    return out
+
+
+def _log_softmax_np(x, axis):
+    out = x - x.max(axis, keepdims=True)
+    out -= np.log(np.exp(out).sum(axis, keepdims=True))
+    return out
+
+
+class SoftmaxBackward0(Op):
+    """``exp(x - max) / sum``; backward ``y * (g - sum(g * y))`` along ``dim``."""
+
+    _saves = ("out",)
+
+    def forward(self, x, dim):
+        self.dim = dim
+        if x.ndim == 0 or not x.size:  # a 0-d tensor is softmaxed as a 1-element vector
+            out = x.copy() if not x.size else _softmax_np(x.reshape(1), 0).reshape(())
+        else:
+            out = _softmax_np(x, dim)
+        self.saved = out
+        return out
+
+    def backward(self, g):
+        y = self.saved
+        if y.ndim == 0:
+            return g * 0
+        gy = g * y
+        gy -= y * gy.sum(self.dim, keepdims=True)
+        return gy
+
+
+class LogSoftmaxBackward0(Op):
+    """``x - max - log(sum(exp(x - max)))``; backward ``g - exp(y) * sum(g)`` along ``dim``."""
+
+    _saves = ("out",)
+
+    def forward(self, x, dim):
+        self.dim = dim
+        if x.ndim == 0 or not x.size:
+            out = x.copy() if not x.size else _log_softmax_np(x.reshape(1), 0).reshape(())
+        else:
+            out = _log_softmax_np(x, dim)
+        self.saved = out
+        return out
+
+    def backward(self, g):
+        y = self.saved
+        if y.ndim == 0:
+            return g - np.exp(y) * g
+        return g - np.exp(y) * g.sum(self.dim, keepdims=True)
+
+
+def _softmax_prep(input, dim, dtype, kernel):
+    if dtype is not None:
+        from .pointwise import cast
+        input = cast(input, dtype)
+    if input._data.dtype.kind not in "fV":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_TITLE.get(str(input._data.dtype))}\'')
+    d = wrap_dim(int(dim), input._data.ndim)
+    return input, d
+
+
+def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """``torch.softmax``: ``exp(x) / sum(exp(x))`` along ``dim``, computed stably (max subtracted).
+
+    ``dtype`` casts the input first. IndexError for a bad ``dim``; NotImplementedError for integer input.
+    """
+    input, d = _softmax_prep(input, dim, dtype, "softmax_lastdim_kernel_impl")
+    return SoftmaxBackward0.apply(input, dim=d)
+
+
+def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """``torch.log_softmax``: ``x - logsumexp(x)`` along ``dim``, stable for large logits."""
+    input, d = _softmax_prep(input, dim, dtype, "log_softmax_lastdim_kernel_impl")
+    return LogSoftmaxBackward0.apply(input, dim=d)
+
+
+# ================================================================================================
+# linear layers
+# ================================================================================================
+class AddmmBackward0(Op):
+    """``x @ W.T + b`` as one GEMM on ``x`` flattened to ``(M, in)``; any number of leading dims."""
+
+    _saves = (0, 1)
+
+    def forward(self, x, w, b=None):
+        x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
+        out = x2 @ w.T
+        if b is not None:
+            out += b
+        self.saved = (x2, w)
+        self.xshape = x.shape
+        self.bshape = None if b is None else b.shape
+        return out if x.ndim == 2 else out.reshape(x.shape[:-1] + (w.shape[0],))
+
+    def backward(self, g):
+        x2, w = self.saved
+        g2 = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
+        e = self._edges
+        gx = (g2 @ w).reshape(self.xshape) if e[0] is not None else None
+        gw = g2.T @ x2 if e[1] is not None else None
+        gb = None
+        if len(e) > 2 and e[2] is not None:
+            gb = unbroadcast(g2.sum(0), self.bshape)
+        return gx, gw, gb
+
+
+class TrilinearBackward0(Op):
+    """Bilinear form ``y[..., o] = x1 @ W[o] @ x2 + b[o]`` over flattened leading dims."""
+
+    _saves = (0, 1, 2)
+
+    def forward(self, x1, x2, w, b=None):
+        lead = x1.shape[:-1]
+        a = x1.reshape(-1, x1.shape[-1])
+        c = x2.reshape(-1, x2.shape[-1])
+        t = np.einsum("ni,oij->noj", a, w, optimize=True)
+        out = np.einsum("noj,nj->no", t, c)
+        if b is not None:
+            out += b
+        self.saved = (a, c, w)
+        self.shapes = (x1.shape, x2.shape, None if b is None else b.shape)
+        return out.reshape(lead + (w.shape[0],))
+
+    def backward(self, g):
+        a, c, w = self.saved
+        g2 = g.reshape(-1, g.shape[-1])
+        e = self._edges
+        s1, s2, sb = self.shapes
+        g1 = np.einsum("no,oij,nj->ni", g2, w, c, optimize=True).reshape(s1) if e[0] is not None else None
+        gc = np.einsum("no,oij,ni->nj", g2, w, a, optimize=True).reshape(s2) if e[1] is not None else None
+        gw = np.einsum("no,ni,nj->oij", g2, a, c, optimize=True) if e[2] is not None else None
+        gb = unbroadcast(g2.sum(0), sb) if len(e) > 3 and e[3] is not None else None
+        return g1, gc, gw, gb
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias=None) -> Tensor:
+    """``torch.bilinear``: ``y = x1^T A x2 + b``; ``weight`` is ``(out, in1, in2)``, inputs ``(*, in1)``/``(*, in2)``.
+
+    RuntimeError when the sizes disagree.
+    """
+    w = weight._data
+    if (w.ndim != 3 or input1._data.shape[-1] != w.shape[1] or input2._data.shape[-1] != w.shape[2]
+            or input1._data.shape[:-1] != input2._data.shape[:-1]):
+        raise RuntimeError(f"bilinear: shapes do not match: input1 {list(input1.shape)}, input2 "
+                           f"{list(input2.shape)}, weight {list(weight.shape)} (expected input1 (*, in1), "
+                           f"input2 (*, in2) with equal leading dims and weight (out, in1, in2))")
+    if bias is None:
+        return TrilinearBackward0.apply(input1, input2, weight)
+    return TrilinearBackward0.apply(input1, input2, weight, bias)
+
+
+# ================================================================================================
+# embedding and one_hot
+# ================================================================================================
+class EmbeddingBackward0(Op):
+    """Row lookup ``weight[indices]``; backward accumulates rows of the gradient per index.
+
+    Accumulation uses a one-hot matrix product when ``num_embeddings * n`` is small (fastest for
+    character- and BPE-sized vocabularies), and a sort plus segmented sum otherwise.
+    """
+
+    def forward(self, w, indices, padding_idx, scale_grad_by_freq):
+        self.idx = indices
+        self.wshape = w.shape
+        self.padding_idx, self.freq = padding_idx, scale_grad_by_freq
+        return w[indices]
+
+    def backward(self, g):
+        v, d = self.wshape
+        idx = self.idx.reshape(-1)
+        g2 = g.reshape(-1, d)
+        if self.freq:
+            counts = np.bincount(idx, minlength=v)
+            g2 = g2 / counts[idx].astype(g.dtype)[:, None]
+        if v * idx.size <= 1 << 22:
+            onehot = np.zeros((v, idx.size), g.dtype)
+            onehot[idx, np.arange(idx.size)] = 1
+            gw = onehot @ g2
+        else:
+            order = np.argsort(idx, kind="stable")
+            s = idx[order]
+            starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+            gw = np.zeros((v, d), g.dtype)
+            gw[s[starts]] = np.add.reduceat(g2[order], starts, axis=0)
+        if self.padding_idx is not None:
+            gw[self.padding_idx] = 0
+        return gw
+
+
+def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    """``torch.embedding(weight, indices)``: rows of ``weight`` (``(V, D)``) at integer ``indices`` (any shape).
+
+    Returns ``indices.shape + (D,)``. ``padding_idx`` (``-1``/None for none) gets no gradient. RuntimeError
+    for non-integer indices, IndexError ("index out of range in self") for indices outside ``[0, V)``.
+    """
+    idx = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
+    if idx.dtype.kind not in "iu" or idx.dtype.itemsize < 4:
+        name = indices.type() if isinstance(indices, Tensor) else str(idx.dtype)
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {name} instead (while checking arguments for embedding)")
+    v = weight._data.shape[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= v):
+        raise IndexError("index out of range in self")
+    pad = None if padding_idx is None or padding_idx < 0 else int(padding_idx)
+    return EmbeddingBackward0.apply(weight, indices=idx, padding_idx=pad, scale_grad_by_freq=bool(scale_grad_by_freq))
+
+
+def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
+    """Rescale in place the rows of ``weight`` used by ``indices`` whose ``norm_type``-norm exceeds ``max_norm``."""
+    rows = np.unique(indices._data if isinstance(indices, Tensor) else np.asarray(indices))
+    w = weight._data
+    norms = np.linalg.norm(w[rows], ord=norm_type, axis=1)
+    big = norms > max_norm
+    if big.any():
+        r = rows[big]
+        w[r] *= (max_norm / (norms[big] + 1e-7)).astype(w.dtype)[:, None]
+        bump(weight)
+    return weight
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """``F.one_hot``: int64 tensor of shape ``tensor.shape + (num_classes,)``; -1 infers ``max + 1``.
+
+    RuntimeError for non-int64 input, negative classes, or classes >= ``num_classes``.
+    """
+    idx = tensor._data
+    if idx.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if idx.size and idx.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        if not idx.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(idx.max()) + 1
+    elif idx.size and idx.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = np.zeros(idx.shape + (int(num_classes),), np.int64)
+    np.put_along_axis(out, idx[..., None], 1, axis=-1)
+    return _make(out)
+
+
+# ================================================================================================
+# dropout
+# ================================================================================================
+class NativeDropoutBackward0(Op):
+    """``x * mask`` with a precomputed, already scaled mask (broadcastable to ``x``)."""
+
+    def forward(self, x, mask):
+        self.mask = mask
+        return x * mask
+
+    def backward(self, g):
+        return g * self.mask
+
+
+def _keep_mask(shape, p, dtype):
+    """Mask of ``1/(1-p)`` (kept) and ``0`` (dropped) from the default generator."""
+    from ..random import _rng
+    q = 1.0 - p
+    u = _rng(None).random(shape, dtype=np.float64 if dtype == np.float64 else np.float32)
+    mask = (u < q).astype(dtype)
+    if q > 0:
+        mask *= 1.0 / q
+    return mask
+
+
+def _apply_mask(input, mask, inplace):
+    if inplace:
+        from .pointwise import inplace as _inplace
+        if not (_State.enabled and input._rg):
+            with no_grad():
+                np.multiply(input._data, mask, out=input._data, casting="unsafe")
+            bump(input)
+            return input
+        return _inplace(input, lambda s: NativeDropoutBackward0.apply(s, mask=mask))
+    return NativeDropoutBackward0.apply(input, mask=mask)
+
+
+def dropout(input: Tensor, p: float = 0.5, train: bool = True, inplace: bool = False) -> Tensor:
+    """``torch.dropout``: zero each element with probability ``p`` and scale the rest by ``1/(1-p)``.
+
+    Identity when ``train`` is False or ``p == 0``. Uses the default generator (``manual_seed``).
+    """
+    if not train or p == 0 or input._data.size == 0:
+        return input
+    return _apply_mask(input, _keep_mask(input._data.shape, p, input._data.dtype), inplace)
+
+
+def feature_dropout(input: Tensor, p: float = 0.5, train: bool = True, inplace: bool = False) -> Tensor:
+    """Channel-wise dropout: one draw per ``(N, C)`` entry of an ``(N, C, *)`` input, broadcast over the rest."""
+    if not train or p == 0 or input._data.size == 0:
+        return input
+    shape = input._data.shape[:2] + (1,) * (input._data.ndim - 2)
+    return _apply_mask(input, _keep_mask(shape, p, input._data.dtype), inplace)
+
+
+_ALPHA = 1.7580993408473766  # -SELU's negative saturation value (alpha * scale)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, train: bool = False, inplace: bool = False) -> Tensor:
+    """``torch.alpha_dropout``: dropout for SELU nets keeping zero mean and unit variance.
+
+    Dropped elements take SELU's saturation value; the result is ``a * x' + b`` as in PyTorch.
+    """
+    if not train or p == 0 or input._data.size == 0:
+        return input
+    from .pointwise import add
+    keep = _keep_mask(input._data.shape, p, input._data.dtype) > 0 if p < 1 else np.zeros(input._data.shape, bool)
+    a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p)) if p < 1 else 0.0
+    dt = input._data.dtype
+    mask = keep.astype(dt) * a
+    shift = ((keep.astype(dt) - 1) * (_ALPHA * a) + _ALPHA * a * p).astype(dt)
+    out = add(NativeDropoutBackward0.apply(input, mask=mask), _make(shift))
+    if inplace:
+        from .pointwise import copy_
+        return copy_(input, out)
+    return out
+
+
+# ================================================================================================
+# attention
+# ================================================================================================
+class ScaledDotProductAttentionBackward0(Op):
+    """``softmax(q k^T * scale + mask) @ v`` with optional dropout on the attention weights.
+
+    ``mask`` is additive (``-inf`` blocks); rows blocked everywhere give zeros, as PyTorch does.
+    ``rep > 1`` shares each key/value head among ``rep`` query heads (grouped-query attention).
+    """
+
+    _saves = (0, 1, 2)
+
+    def forward(self, q, k, v, mask, scale, drop, rep):
+        self.shapes = (q.shape, k.shape, v.shape, None if mask is None else mask.shape)
+        self.rep = rep
+        if rep > 1:
+            k, v = np.repeat(k, rep, axis=-3), np.repeat(v, rep, axis=-3)
+        s = np.matmul(q, np.swapaxes(k, -1, -2))
+        s *= scale
+        if mask is not None:
+            s = s + mask
+        m = s.max(-1, keepdims=True)
+        if mask is not None:
+            m[~np.isfinite(m)] = 0  # fully blocked rows: exp(-inf - 0) = 0 everywhere
+        s -= m
+        np.exp(s, out=s)
+        tot = s.sum(-1, keepdims=True)
+        if mask is not None:
+            tot[tot == 0] = 1
+        s /= tot
+        pd = s * drop if drop is not None else s
+        self.saved = (q, k, v, s, pd)
+        self.scale, self.drop = scale, drop
+        return np.matmul(pd, v)
+
+    def backward(self, g):
+        q, k, v, p, pd = self.saved
+        sq, sk, sv, sm = self.shapes
+        e = self._edges
+        gv = np.matmul(np.swapaxes(pd, -1, -2), g) if e[2] is not None else None
+        dp = np.matmul(g, np.swapaxes(v, -1, -2))
+        if self.drop is not None:
+            dp *= self.drop
+        ds = dp
+        ds -= np.einsum("...ij,...ij->...i", dp, p)[..., None]
+        ds *= p
+        gm = unbroadcast(ds.copy(), sm) if len(e) > 3 and e[3] is not None else None
+        ds *= self.scale
+        gq = unbroadcast(np.matmul(ds, k), sq) if e[0] is not None else None
+        gk = np.matmul(np.swapaxes(ds, -1, -2), q) if e[1] is not None else None
+        out = []
+        for gr, shape in ((gk, sk), (gv, sv)):
+            if gr is not None and self.rep > 1:
+                gr = gr.reshape(gr.shape[:-3] + (shape[-3], self.rep) + gr.shape[-2:]).sum(-3)
+            out.append(None if gr is None else unbroadcast(gr, shape))
+        return gq, out[0], out[1], gm
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask=None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale=None, enable_gqa: bool = False) -> Tensor:
+    """``F.scaled_dot_product_attention``: ``softmax(Q K^T / sqrt(E) + mask) V``.
+
+    Shapes: query ``(..., L, E)``, key ``(..., S, E)``, value ``(..., S, Ev)`` -> ``(..., L, Ev)``. A bool
+    ``attn_mask`` keeps positions where True; a float mask is added to the scores. ``is_causal`` uses a
+    lower-triangular (top-left aligned) mask and cannot be combined with ``attn_mask`` (RuntimeError).
+    ``enable_gqa`` lets key/value have fewer heads (dim -3) than query, dividing it.
+    """
+    q, k = query._data, key._data
+    dt = q.dtype
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if q.shape[-1] != k.shape[-1] or key._data.shape[-2] != value._data.shape[-2]:
+        raise RuntimeError(f"scaled_dot_product_attention: query, key and value shapes do not match: query "
+                           f"{list(q.shape)}, key {list(k.shape)}, value {list(value.shape)}")
+    rep = 1
+    if q.ndim >= 3 and k.ndim >= 3 and q.shape[-3] != k.shape[-3]:
+        if not enable_gqa or q.shape[-3] % k.shape[-3]:
+            raise RuntimeError(f"The size of tensor a ({q.shape[-3]}) must match the size of tensor b "
+                               f"({k.shape[-3]}) at non-singleton dimension {q.ndim - 3}")
+        rep = q.shape[-3] // k.shape[-3]
+    l_, s_ = q.shape[-2], k.shape[-2]
+    mask = attn_mask
+    if is_causal:
+        mask = np.where(np.tri(l_, s_, dtype=bool), 0, -np.inf).astype(dt)
+    elif isinstance(attn_mask, Tensor) and attn_mask._data.dtype == np.bool_:
+        mask = np.where(attn_mask._data, 0, -np.inf).astype(dt)
+    elif isinstance(attn_mask, Tensor) and attn_mask._data.dtype != dt:
+        from .pointwise import cast
+        mask = cast(attn_mask, query.dtype)
+    sc = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
+    drop = None
+    if dropout_p > 0:
+        shape = np.broadcast_shapes(q.shape[:-1], k.shape[:-2] if rep == 1 else q.shape[:-2]) + (s_,)
+        drop = _keep_mask(shape, dropout_p, dt)
+    return ScaledDotProductAttentionBackward0.apply(query, key, value, mask, scale=sc, drop=drop, rep=rep)

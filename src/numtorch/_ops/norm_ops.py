@@ -1,0 +1,444 @@
+"""Normalization kernels: layer, batch, group, instance and RMS norm; normalize, cosine similarity, distance.
+
+Each is one fused ``Op``: the forward makes the normalized ``xhat`` once (saved for backward with
+the reciprocal std), and the backward is the closed form
+``dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))`` over the normalized axes.
+Public functional forms with PyTorch's checks are in ``numtorch/nn/functional.py``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import Op
+from ._util import bump, unbroadcast
+
+__all__ = ["layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm", "cosine_similarity",
+           "pairwise_distance"]
+
+
+# ------------------------------------------------------------------------------------------------
+# row-wise helpers on (M, K) arrays: normalize each row
+# ------------------------------------------------------------------------------------------------
+def _row_normalize(x2, eps):
+    """``(xhat, rstd)`` for each row of ``x2``: ``xhat = (x - mean) * rstd`` (biased variance)."""
+    k = x2.shape[1]
+    xhat = x2 - x2.mean(1, keepdims=True)
+    var = np.einsum("ij,ij->i", xhat, xhat) / k
+    rstd = (1 / np.sqrt(var + eps)).astype(x2.dtype, copy=False)[:, None]
+    xhat *= rstd
+    return xhat, rstd
+
+
+def _row_backward(gxhat, xhat, rstd):
+    """Input gradient of row normalization from the gradient w.r.t. ``xhat``."""
+    k = xhat.shape[1]
+    a = gxhat.mean(1, keepdims=True)
+    b = (np.einsum("ij,ij->i", gxhat, xhat) / k).astype(xhat.dtype, copy=False)[:, None]
+    gx = gxhat - a
+    gx -= xhat * b
+    gx *= rstd
+    return gx
+
+
+class NativeLayerNormBackward0(Op):
+    """Normalize over the trailing ``k`` dims, then ``* weight + bias`` (both of the normalized shape)."""
+
+    _saves = (0, 1)
+
+    def forward(self, x, w, b, k, eps):
+        shape = x.shape
+        n = int(np.prod(shape[len(shape) - k:])) if k else 1
+        xhat, rstd = _row_normalize(x.reshape(-1, n), eps)
+        self.saved = (xhat, rstd, None if w is None else w.reshape(-1))
+        self.shape, self.wshape = shape, None if w is None else w.shape
+        out = xhat if w is None else xhat * w.reshape(-1)
+        if b is not None:
+            out = out + b.reshape(-1) if out is xhat else np.add(out, b.reshape(-1), out=out)
+        return out.reshape(shape) if out is not xhat else out.reshape(shape).copy()
+
+    def backward(self, g):
+        xhat, rstd, w = self.saved
+        g2 = g.reshape(xhat.shape)
+        e = self._edges
+        gx = gw = gb = None
+        if e[0] is not None:
+            gx = _row_backward(g2 * w if w is not None else g2, xhat, rstd).reshape(self.shape)
+        if e[1] is not None:
+            gw = np.einsum("ij,ij->j", g2, xhat).reshape(self.wshape)
+        if e[2] is not None:
+            gb = g2.sum(0).reshape(self.wshape if self.wshape is not None else -1)
+        return gx, gw, gb
+
+
+def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5,
+               cudnn_enable: bool = True) -> Tensor:
+    """``torch.layer_norm``: normalize over the trailing ``normalized_shape`` dims (biased variance).
+
+    RuntimeError when the input's trailing dims or the weight/bias shapes differ from ``normalized_shape``.
+    """
+    ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(int(s) for s in normalized_shape)
+    shape = input._data.shape
+    k = len(ns)
+    if k == 0 or shape[len(shape) - k:] != ns or k > len(shape):
+        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [*, "
+                           f"{', '.join(map(str, ns))}], but got input of size{list(shape)}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and p._data.shape != ns:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(p._data.shape)} and normalized_shape = {list(ns)}")
+    return NativeLayerNormBackward0.apply(input, weight, bias, k=k, eps=eps)
+
+
+class RmsNormBackward0(Op):
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``k`` dims."""
+
+    _saves = (0, 1)
+
+    def forward(self, x, w, k, eps):
+        shape = x.shape
+        n = int(np.prod(shape[len(shape) - k:]))
+        x2 = x.reshape(-1, n)
+        rrms = (1 / np.sqrt(np.einsum("ij,ij->i", x2, x2) / n + eps)).astype(x.dtype, copy=False)[:, None]
+        xhat = x2 * rrms
+        self.saved = (xhat, rrms, None if w is None else w.reshape(-1))
+        self.shape, self.wshape = shape, None if w is None else w.shape
+        return (xhat if w is None else xhat * w.reshape(-1)).reshape(shape)
+
+    def backward(self, g):
+        xhat, rrms, w = self.saved
+        g2 = g.reshape(xhat.shape)
+        gx = gw = None
+        if self._edges[0] is not None:
+            gxhat = g2 * w if w is not None else g2
+            b = (np.einsum("ij,ij->i", gxhat, xhat) / xhat.shape[1]).astype(xhat.dtype, copy=False)[:, None]
+            gx = ((gxhat - xhat * b) * rrms).reshape(self.shape)
+        if len(self._edges) > 1 and self._edges[1] is not None:
+            gw = np.einsum("ij,ij->j", g2, xhat).reshape(self.wshape)
+        return gx, gw
+
+
+def rms_norm(input: Tensor, normalized_shape, weight=None, eps=None) -> Tensor:
+    """``torch.rms_norm``: ``x / sqrt(mean(x^2) + eps) * weight`` over the trailing dims.
+
+    ``eps=None`` uses the dtype's machine epsilon, as PyTorch. RuntimeError on shape mismatch.
+    """
+    ns = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(int(s) for s in normalized_shape)
+    shape = input._data.shape
+    k = len(ns)
+    if k == 0 or k > len(shape) or shape[len(shape) - k:] != ns:
+        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape [*, "
+                           f"{', '.join(map(str, ns))}], but got input of size{list(shape)}")
+    if weight is not None and weight._data.shape != ns:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight._data.shape)} and normalized_shape = {list(ns)}")
+    if eps is None:
+        eps = float(np.finfo(input._data.dtype).eps)
+    return RmsNormBackward0.apply(input, weight, k=k, eps=eps)
+
+
+# ------------------------------------------------------------------------------------------------
+# batch norm: statistics per channel (dim 1) over batch and spatial dims
+# ------------------------------------------------------------------------------------------------
+def _channel_view(x):
+    """``x`` as ``(N, C)`` or ``(N, C, L)`` plus the axes to reduce and the per-channel broadcast shape."""
+    if x.ndim == 2:
+        return x, (0,), (1, x.shape[1])
+    x3 = x.reshape(x.shape[0], x.shape[1], -1)
+    return x3, (0, 2), (1, x.shape[1], 1)
+
+
+class NativeBatchNormBackward0(Op):
+    """Batch norm with batch statistics (training) or given running statistics (evaluation).
+
+    In training the caller passes ``centered = x - mean`` and the biased ``var`` (it also needs them
+    for the running statistics), so the forward only scales ``centered`` in place into ``xhat``.
+    """
+
+    _saves = (0, 1)
+
+    def forward(self, x, w, b, centered, mean, var, training, eps):
+        _, axes, ps = _channel_view(x)
+        self.shape, self.axes, self.ps, self.training = x.shape, axes, ps, training
+        rstd = (1 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
+        if training:
+            xhat = centered
+            xhat *= rstd.reshape(ps)
+            self.saved = (xhat, rstd, w)
+            out = xhat * w.reshape(ps) if w is not None else xhat.copy()
+        else:
+            xv = _channel_view(x)[0]
+            scale = rstd if w is None else w * rstd
+            self.saved = (xv, rstd, w, mean, scale)
+            out = (xv - mean.reshape(ps).astype(x.dtype, copy=False)) * scale.reshape(ps)
+        if b is not None:
+            out += b.reshape(ps)
+        return out.reshape(x.shape)
+
+    def backward(self, g):
+        e = self._edges
+        gv = g.reshape(g.shape[0], g.shape[1], -1) if g.ndim > 2 else g
+        axes, ps = self.axes, self.ps
+        gx = gw = gb = None
+        gsum = gv.sum(axes)
+        if self.training:
+            xhat, rstd, w = self.saved
+            n = xhat.size // xhat.shape[1]
+            gdot = _channel_dot(gv, xhat)
+            if e[0] is not None:
+                k = rstd if w is None else w * rstd
+                gx = gv - (gsum / n).reshape(ps)
+                gx -= xhat * (gdot / n).reshape(ps)
+                gx *= k.reshape(ps)
+                gx = gx.reshape(self.shape)
+            if len(e) > 1 and e[1] is not None:
+                gw = gdot
+        else:
+            xv, rstd, w, mean, scale = self.saved
+            if e[0] is not None:
+                gx = (gv * scale.reshape(ps)).reshape(self.shape)
+            if len(e) > 1 and e[1] is not None:
+                gw = ((_channel_dot(gv, xv) - gsum * mean) * rstd).astype(xv.dtype, copy=False)
+        if len(e) > 2 and e[2] is not None:
+            gb = gsum
+        return gx, gw, gb
+
+
+def _channel_dot(a, b):
+    """Per-channel ``sum(a * b)`` over all but dim 1 of ``(N, C)`` or ``(N, C, L)`` arrays."""
+    return np.einsum("ncl,ncl->c", a, b) if a.ndim == 3 else np.einsum("nc,nc->c", a, b)
+
+
+def _update_running(buf: Tensor, new, momentum):
+    d = buf._data
+    d *= 1 - momentum
+    d += (momentum * new).astype(d.dtype, copy=False)
+    bump(buf)
+
+
+def batch_norm(input: Tensor, weight, bias, running_mean, running_var, training: bool, momentum: float,
+               eps: float, cudnn_enabled: bool = True) -> Tensor:
+    """``torch.batch_norm``: per-channel (dim 1) normalization of an ``(N, C, *)`` input.
+
+    In training, normalizes with the batch's biased variance and updates ``running_mean``/``running_var``
+    in place (``(1 - momentum) * old + momentum * new``, unbiased variance); in evaluation uses them.
+    RuntimeError for parameter sizes other than ``C``; ValueError for one value per channel in training.
+    """
+    x = input._data
+    if x.ndim < 2:
+        raise ValueError(f"expected 2D or 3D input (got {x.ndim}D input)")
+    c = x.shape[1]
+    for name, p in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+        if p is not None and p._data.size != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {p._data.size}")
+    if not training:
+        if running_mean is None or running_var is None:
+            raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined in "
+                               f"evaluation mode")
+        return NativeBatchNormBackward0.apply(input, weight, bias, centered=None, mean=running_mean._data,
+                                              var=running_var._data, training=False, eps=eps)
+    n = x.size // c if c else 0
+    if n <= 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    xv, axes, ps = _channel_view(x)
+    mean = xv.mean(axes)
+    centered = xv - mean.reshape(ps)
+    var = _channel_dot(centered, centered) / n
+    if running_mean is not None:
+        _update_running(running_mean, mean, momentum)
+    if running_var is not None:
+        _update_running(running_var, var * (n / (n - 1)), momentum)
+    return NativeBatchNormBackward0.apply(input, weight, bias, centered=centered, mean=mean, var=var,
+                                          training=True, eps=eps)
+
+
+# ------------------------------------------------------------------------------------------------
+# group and instance norm: statistics per (sample, group of channels)
+# ------------------------------------------------------------------------------------------------
+class NativeGroupNormBackward0(Op):
+    """Normalize each ``(n, group)`` block of an ``(N, C, *)`` input, then per-channel affine."""
+
+    _saves = (0, 1)
+
+    def forward(self, x, w, b, groups, eps):
+        n, c = x.shape[0], x.shape[1]
+        xhat, rstd = _row_normalize(x.reshape(n * groups, -1), eps)
+        self.shape, self.groups = x.shape, groups
+        self.saved = (xhat, rstd, w)
+        if w is None and b is None:
+            return xhat.reshape(x.shape)
+        out = xhat.reshape(n, c, -1)
+        out = out * w[:, None] if w is not None else out.copy()
+        if b is not None:
+            out += b[:, None]
+        return out.reshape(x.shape)
+
+    def backward(self, g):
+        xhat, rstd, w = self.saved
+        n, c = self.shape[0], self.shape[1]
+        g3 = g.reshape(n, c, -1)
+        e = self._edges
+        gx = gw = gb = None
+        if e[0] is not None:
+            gxhat = g3 * w[:, None] if w is not None else g3
+            gx = _row_backward(gxhat.reshape(xhat.shape), xhat, rstd).reshape(self.shape)
+        if len(e) > 1 and e[1] is not None:
+            gw = np.einsum("ncl,ncl->c", g3, xhat.reshape(n, c, -1))
+        if len(e) > 2 and e[2] is not None:
+            gb = g3.sum((0, 2))
+        return gx, gw, gb
+
+
+def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps: float = 1e-5,
+               cudnn_enabled: bool = True) -> Tensor:
+    """``torch.group_norm``: normalize each sample over groups of ``C // num_groups`` channels.
+
+    RuntimeError when ``C`` is not divisible by ``num_groups`` or weight/bias are not of size ``C``.
+    """
+    shape = input._data.shape
+    if len(shape) < 2 or shape[1] % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input "
+                           f"of shape {list(shape)} and num_groups={num_groups}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and p._data.shape != (shape[1],):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {list(p._data.shape)} and input of shape {list(shape)}")
+    return NativeGroupNormBackward0.apply(input, weight, bias, groups=int(num_groups), eps=eps)
+
+
+def instance_norm(input: Tensor, weight=None, bias=None, running_mean=None, running_var=None,
+                  use_input_stats: bool = True, momentum: float = 0.1, eps: float = 1e-5,
+                  cudnn_enabled: bool = True) -> Tensor:
+    """``torch.instance_norm``: normalize each ``(n, c)`` slice over its spatial dims.
+
+    With ``use_input_stats`` the running statistics (if given) are updated with the batch average of
+    the per-instance mean and unbiased variance; otherwise they are used as in evaluation batch norm.
+    """
+    shape = input._data.shape
+    if not use_input_stats:
+        return batch_norm(input, weight, bias, running_mean, running_var, False, momentum, eps)
+    if running_mean is not None or running_var is not None:
+        x3 = input._data.reshape(shape[0], shape[1], -1)
+        m = x3.shape[2]
+        if running_mean is not None:
+            _update_running(running_mean, x3.mean(2).mean(0), momentum)
+        if running_var is not None:
+            _update_running(running_var, x3.var(2, ddof=1 if m > 1 else 0).mean(0), momentum)
+    return NativeGroupNormBackward0.apply(input, weight, bias, groups=shape[1], eps=eps)
+
+
+# ------------------------------------------------------------------------------------------------
+# vector norms along a dim: normalize, cosine_similarity, pairwise_distance
+# ------------------------------------------------------------------------------------------------
+def _pnorm(x, p, axis, keepdims=True):
+    if p == 2:
+        return np.sqrt(np.einsum("...i,...i->...", x, x)[..., None] if axis == -1 and keepdims
+                       else (x * x).sum(axis, keepdims=keepdims))
+    if p == np.inf:
+        return np.abs(x).max(axis, keepdims=keepdims)
+    if p == 1:
+        return np.abs(x).sum(axis, keepdims=keepdims)
+    return (np.abs(x) ** p).sum(axis, keepdims=keepdims) ** (1.0 / p)
+
+
+def _pnorm_grad(x, n, p):
+    """``d||x||_p / dx`` given the (keepdims) norm ``n``; zero where the norm is zero."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if p == 2:
+            d = x / n
+        elif p == 1:
+            d = np.sign(x)
+        elif p == np.inf:
+            a = np.abs(x)
+            d = np.sign(x) * (a == n)
+            d = d / np.maximum((a == n).sum(-1, keepdims=True), 1)
+        else:
+            d = np.sign(x) * np.abs(x) ** (p - 1) / n ** (p - 1)
+    return np.where(n == 0, 0, d).astype(x.dtype, copy=False)
+
+
+class NormalizeBackward(Op):
+    """``x / max(||x||_p, eps)`` along ``dim``."""
+
+    _saves = (0,)
+
+    def forward(self, x, p, dim, eps):
+        xm = np.moveaxis(x, dim, -1)
+        n = _pnorm(xm, p, -1)
+        d = np.maximum(n, eps).astype(x.dtype, copy=False)
+        self.saved, self.n, self.d, self.p, self.dim, self.eps = xm, n, d, p, dim, eps
+        return np.moveaxis(xm / d, -1, dim)
+
+    def backward(self, g):
+        xm, n, d = self.saved, self.n, self.d
+        gm = np.moveaxis(g, self.dim, -1)
+        gx = gm / d
+        dot = np.einsum("...i,...i->...", gm, xm)[..., None]
+        gx -= (n >= self.eps) * (dot / (d * d)) * _pnorm_grad(xm, n, self.p)
+        return np.moveaxis(gx, -1, self.dim)
+
+
+class CosineSimilarityBackward(Op):
+    """``sum(x1/|x1| * x2/|x2|)`` along ``dim`` (norms clamped to ``eps``), inputs broadcast."""
+
+    _saves = (0, 1)
+
+    def forward(self, a, b, dim, eps):
+        self.sa, self.sb, self.dim = a.shape, b.shape, dim
+        a, b = np.broadcast_arrays(a, b)
+        am, bm = np.moveaxis(a, dim, -1), np.moveaxis(b, dim, -1)
+        na = np.maximum(_pnorm(am, 2, -1), eps).astype(a.dtype, copy=False)
+        nb = np.maximum(_pnorm(bm, 2, -1), eps).astype(a.dtype, copy=False)
+        u, v = am / na, bm / nb
+        cos = np.einsum("...i,...i->...", u, v)
+        self.saved = (u, v, na, nb, cos)
+        return cos
+
+    def backward(self, g):
+        u, v, na, nb, cos = self.saved
+        gk = (g * np.ones_like(cos))[..., None]
+        c = cos[..., None]
+        ga = gb = None
+        if self._edges[0] is not None:
+            ga = unbroadcast(np.moveaxis(gk * (v - c * u) / na, -1, self.dim), self.sa)
+        if self._edges[1] is not None:
+            gb = unbroadcast(np.moveaxis(gk * (u - c * v) / nb, -1, self.dim), self.sb)
+        return ga, gb
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """``torch.cosine_similarity``: cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast)."""
+    from ._util import wrap_dim
+    nd = max(x1._data.ndim, x2._data.ndim)
+    try:
+        shape = np.broadcast_shapes(x1._data.shape, x2._data.shape)
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({x1._data.shape}) must match the size of tensor b "
+                           f"({x2._data.shape}) at non-singleton dimension") from None
+    del shape
+    return CosineSimilarityBackward.apply(x1, x2, dim=wrap_dim(dim, nd), eps=eps)
+
+
+class PairwiseDistanceBackward(Op):
+    """``||x1 - x2 + eps||_p`` along the last dim."""
+
+    _saves = (0, 1)
+
+    def forward(self, a, b, p, eps, keepdim):
+        d = a - b
+        d += eps
+        n = _pnorm(d, p, -1)
+        self.saved, self.n, self.p, self.sa, self.sb, self.keepdim = d, n, p, a.shape, b.shape, keepdim
+        return n if keepdim else n[..., 0]
+
+    def backward(self, g):
+        gk = g if self.keepdim else g[..., None]
+        gd = gk * _pnorm_grad(self.saved, self.n, self.p)
+        ga = unbroadcast(gd, self.sa) if self._edges[0] is not None else None
+        gb = unbroadcast(-gd, self.sb) if self._edges[1] is not None else None
+        return ga, gb
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """``torch.pairwise_distance``: the ``p``-norm of ``x1 - x2 + eps`` along the last dim (broadcast)."""
+    return PairwiseDistanceBackward.apply(x1, x2, p=float(p), eps=eps, keepdim=bool(keepdim))

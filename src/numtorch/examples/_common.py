@@ -1,0 +1,74 @@
+"""Shared plumbing of the examples: arguments, progress bars, curves, checkpoints, the final metric line."""
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numtorch as torch
+
+
+def parser(description: str) -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--seed", type=int, default=1337, help="random seed (numtorch.manual_seed)")
+    ap.add_argument("--out", default=None, help="directory for the checkpoint (.pt) and the curves (.png)")
+    ap.add_argument("--smoke", action="store_true", help="tiny configuration that finishes in seconds (for tests)")
+    ap.add_argument("--no-progress", action="store_true", help="disable the tqdm progress bar")
+    return ap
+
+
+def progress(iterable, args, **kwargs):
+    """A tqdm progress bar (plain iteration when tqdm is missing or --no-progress/--smoke is given)."""
+    if args.no_progress or args.smoke:
+        return iterable
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return iterable
+    return tqdm(iterable, **kwargs)
+
+
+def save_outputs(args, name: str, checkpoint: dict, curves: dict, xlabel: str = "step", ylabel: str = "loss"):
+    """Write ``DIR/NAME.pt`` (numtorch.save, loadable by torch.load) and ``DIR/NAME.png`` (curves)."""
+    if not args.out:
+        return None
+    os.makedirs(args.out, exist_ok=True)
+    ckpt = os.path.join(args.out, f"{name}.pt")
+    torch.save(checkpoint, ckpt)
+    png = os.path.join(args.out, f"{name}.png")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for label, (xs, ys) in curves.items():
+        ax.plot(xs, ys, label=label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(name)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    return ckpt, png
+
+
+def final_line(**metrics) -> str:
+    """Print (and return) the last line: ``name=value`` pairs, floats with 4 decimals (seconds with 1)."""
+    parts = []
+    for k, v in metrics.items():
+        if isinstance(v, float):
+            parts.append(f"{k}={v:.1f}" if k == "seconds" else f"{k}={v:.4f}")
+        else:
+            parts.append(f"{k}={v}")
+    line = " ".join(parts)
+    print(line, flush=True)
+    return line
+
+
+class Timer:
+    def __init__(self):
+        self.t0 = time.perf_counter()
+
+    def __call__(self) -> float:
+        return time.perf_counter() - self.t0

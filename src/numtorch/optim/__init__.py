@@ -1,0 +1,15 @@
+"""``numtorch.optim``: optimizers and learning-rate schedulers (mirrors ``torch.optim``).
+
+Every optimizer updates its parameters in place with vectorized NumPy; their ``state_dict()`` has
+PyTorch's layout, so optimizer checkpoints move between numtorch and PyTorch.
+"""
+from . import lr_scheduler
+from .adadelta import Adadelta
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamw import AdamW
+from .optimizer import Optimizer
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]

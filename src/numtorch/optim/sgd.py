@@ -1,0 +1,101 @@
+"""Stochastic gradient descent with momentum (mirrors ``torch.optim.SGD``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _backend as B
+from .._tensor import _make
+from .optimizer import Optimizer, _no_grad_step, _real, _to_scalar
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    r"""SGD with optional momentum, dampening, Nesterov momentum and L2 weight decay.
+
+    Per parameter :math:`\theta` with gradient :math:`g` (negated when ``maximize``)::
+
+        g = g + weight_decay * theta
+        b = g                                    on the first step (no dampening)
+        b = momentum * b + (1 - dampening) * g   afterwards
+        g = g + momentum * b if nesterov else b  (only when momentum != 0)
+        theta = theta - lr * g
+
+    State per parameter: ``momentum_buffer`` (only when ``momentum != 0``).
+
+    Raises:
+        ValueError: negative ``lr``, ``momentum`` or ``weight_decay``; ``nesterov`` without momentum or
+            with dampening.
+
+    Example::
+
+        >>> opt = numtorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        >>> opt.zero_grad(); loss_fn(model(x), y).backward(); opt.step()
+    """
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False, foreach=None, differentiable=False, fused=None):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        self._check_no_differentiable(differentiable)
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                        nesterov=nesterov, maximize=maximize, foreach=foreach, differentiable=differentiable,
+                        fused=fused)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", False)
+
+    @_no_grad_step
+    def step(self, closure=None):
+        """Update every parameter that has a ``.grad``; returns ``closure()``'s loss if given."""
+        loss = closure() if closure is not None else None
+        for group in self.param_groups:
+            lr = _to_scalar(group["lr"])
+            momentum, dampening = group["momentum"], group["dampening"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                x = _real(p._data)
+                dt = x.dtype.type
+                d = self._grad_with_decay(x, _real(p.grad._data), group["weight_decay"], group["maximize"])
+                if momentum != 0:
+                    state = self.state[p]
+                    buf_t = state.get("momentum_buffer")
+                    if buf_t is None:
+                        buf_t = state["momentum_buffer"] = _make(B.empty(p._data.shape, p._data.dtype))
+                        np.copyto(_real(buf_t._data), d)
+                        buf = _real(buf_t._data)
+                    else:
+                        buf = _real(buf_t._data)
+                        np.multiply(buf, dt(momentum), out=buf)
+                        if dampening == 0:
+                            np.add(buf, d, out=buf)
+                        else:
+                            t = self._work(x, 1)
+                            np.multiply(d, dt(1 - dampening), out=t)
+                            np.add(buf, t, out=buf)
+                    if group["nesterov"]:
+                        t = self._work(x, 1)
+                        np.multiply(buf, dt(momentum), out=t)
+                        np.add(d, t, out=t)
+                        d = t
+                    else:
+                        d = buf
+                t = self._work(x, 1)
+                np.multiply(d, dt(-lr), out=t)
+                np.add(x, t, out=x)
+                p._vc[0] += 1
+        return loss
