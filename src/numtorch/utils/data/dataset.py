@@ -51,7 +51,7 @@ class TensorDataset(Dataset):
 
     def _get_batch(self, indices):
         idx = np.asarray(indices, dtype=np.int64)
-        return tuple(_make(t._data[idx]) for t in self.tensors)
+        return [_make(t._data[idx]) for t in self.tensors]  # a list, as default_collate returns
 
     def __len__(self):
         return self.tensors[0].size(0)
