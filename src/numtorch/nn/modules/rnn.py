@@ -1,0 +1,329 @@
+"""Recurrent layers (mirrors ``torch/nn/modules/rnn.py``): RNN, LSTM, GRU and their cells.
+
+Parameter names, shapes and gate order are PyTorch's, so checkpoints load unchanged:
+``weight_ih_l{k}[_reverse]`` ``(G*hidden_size, input_size)``, ``weight_hh_l{k}[_reverse]``
+``(G*hidden_size, hidden_size)``, ``bias_ih_l{k}``, ``bias_hh_l{k}`` with G = 1 (RNN), 3 (GRU:
+reset, update, new) or 4 (LSTM: input, forget, cell, output). All are initialized
+U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)).
+
+The input projection of a whole sequence is one matrix multiply per layer and direction; only the
+recurrence ``h @ W_hh.T`` steps through time, since each step needs the previous one.
+"""
+from __future__ import annotations
+
+import math
+
+from ... import _ops  # noqa: F401  (ensures ops are bound)
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _cell_step(mode, gi, h, c, w_hh, b_hh):
+    """One time step given the precomputed input projection ``gi`` ``(N, G*H)``; returns (h, c)."""
+    gh = h.matmul(w_hh.t())
+    if b_hh is not None:
+        gh = gh + b_hh
+    if mode == "LSTM":
+        i, f, g, o = (gi + gh).chunk(4, 1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        return o.sigmoid() * c.tanh(), c
+    if mode == "GRU":
+        ir, iz, inn = gi.chunk(3, 1)
+        hr, hz, hn = gh.chunk(3, 1)
+        r = (ir + hr).sigmoid()
+        z = (iz + hz).sigmoid()
+        n = (inn + r * hn).tanh()
+        return n + z * (h - n), None  # == (1 - z) * n + z * h
+    pre = gi + gh
+    return (pre.tanh() if mode == "RNN_TANH" else pre.relu()), None
+
+
+class RNNBase(Module):
+    """Shared machinery of RNN, LSTM and GRU (``torch.nn.RNNBase``)."""
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__()
+        factory = {"device": device, "dtype": dtype}
+        self.mode, self.input_size, self.hidden_size, self.num_layers = mode, input_size, hidden_size, num_layers
+        self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
+        self.bidirectional, self.proj_size = bidirectional, proj_size
+        if not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
+            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
+                             "element being zeroed")
+        if not isinstance(hidden_size, int) or hidden_size <= 0:
+            raise ValueError("hidden_size must be an integer greater than zero" if isinstance(hidden_size, int)
+                             else f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than or equal to 1")
+        if proj_size:
+            raise NotImplementedError("numtorch: LSTM with proj_size > 0 is not supported yet")
+        if dropout > 0 and num_layers == 1:
+            import warnings
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                          f"expects num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}")
+        gate = _GATES[mode] * hidden_size
+        dirs = 2 if bidirectional else 1
+        self._flat_weights_names = []
+        self._all_weights = []
+        from ..._ops.creation import empty
+        for layer in range(num_layers):
+            for d in range(dirs):
+                in_size = input_size if layer == 0 else hidden_size * dirs
+                sfx = f"_l{layer}" + ("_reverse" if d else "")
+                params = [("weight_ih" + sfx, (gate, in_size)), ("weight_hh" + sfx, (gate, hidden_size))]
+                if bias:
+                    params += [("bias_ih" + sfx, (gate,)), ("bias_hh" + sfx, (gate,))]
+                for name, shape in params:
+                    setattr(self, name, Parameter(empty(*shape, **factory)))
+                names = [n for n, _ in params]
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for w in self.parameters():
+            init.uniform_(w, -stdv, stdv)
+
+    def flatten_parameters(self) -> None:
+        """No-op (cuDNN weight packing does not apply to numtorch)."""
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, n) for n in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, n) for n in names] for names in self._all_weights]
+
+    def extra_repr(self) -> str:
+        s = "{input_size}, {hidden_size}"
+        if self.num_layers != 1:
+            s += ", num_layers={num_layers}"
+        if self.bias is not True:
+            s += ", bias={bias}"
+        if self.batch_first is not False:
+            s += ", batch_first={batch_first}"
+        if self.dropout != 0:
+            s += ", dropout={dropout}"
+        if self.bidirectional is not False:
+            s += ", bidirectional={bidirectional}"
+        return s.format(**self.__dict__)
+
+    def __setstate__(self, d):
+        super().__setstate__(d)
+
+    def _run(self, input, hx, cx):
+        """The stacked, optionally bidirectional recurrence over ``input`` ``(L, N, H_in)``."""
+        from ..._ops.rearrange import cat, stack
+        dirs = 2 if self.bidirectional else 1
+        L = input.shape[0]
+        layer_in = input
+        h_out, c_out = [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(dirs):
+                names = self._all_weights[layer * dirs + d]
+                w_ih, w_hh = getattr(self, names[0]), getattr(self, names[1])
+                b_ih = getattr(self, names[2]) if self.bias else None
+                b_hh = getattr(self, names[3]) if self.bias else None
+                gi_all = layer_in.matmul(w_ih.t())  # (L, N, G*H): the whole input projection at once
+                if b_ih is not None:
+                    gi_all = gi_all + b_ih
+                idx = layer * dirs + d
+                h = hx[idx]
+                c = cx[idx] if cx is not None else None
+                steps = range(L - 1, -1, -1) if d else range(L)
+                ys = [None] * L
+                for t in steps:
+                    h, c = _cell_step(self.mode, gi_all[t], h, c, w_hh, b_hh)
+                    ys[t] = h
+                outs.append(stack(ys, 0))
+                h_out.append(h)
+                c_out.append(c)
+            layer_in = outs[0] if dirs == 1 else cat(outs, 2)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_in = F.dropout(layer_in, self.dropout, True)
+        return layer_in, stack(h_out, 0), (stack(c_out, 0) if cx is not None else None)
+
+    def _prepare(self, input, hx):
+        from ..._ops.creation import zeros
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead")
+        batched = input.dim() == 3
+        if not batched:
+            input = input.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {input.shape[-1]}")
+        n = input.shape[1]
+        dirs = 2 if self.bidirectional else 1
+        expected = (self.num_layers * dirs, n, self.hidden_size)
+        is_lstm = self.mode == "LSTM"
+        if hx is None:
+            z = zeros(*expected, dtype=input.dtype)
+            h0, c0 = z, (zeros(*expected, dtype=input.dtype) if is_lstm else None)
+        else:
+            h0, c0 = (hx if is_lstm else (hx, None))
+            if not batched:
+                if h0.dim() != 2:
+                    raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {h0.dim()}-D tensor")
+                h0 = h0.unsqueeze(1)
+                c0 = c0.unsqueeze(1) if c0 is not None else None
+            elif h0.dim() != 3:
+                raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {h0.dim()}-D tensor")
+            for name, t in (("hidden", h0), ("cell", c0)):
+                if t is not None and tuple(t.shape) != expected:
+                    label = "Expected hidden size" if name == "hidden" else "Expected hidden[1] size"
+                    raise RuntimeError(f"{label} {expected}, got {list(t.shape)}")
+        return input, h0, c0, batched
+
+    def forward(self, input, hx=None):
+        """``input`` ``(L, N, H_in)`` (``(N, L, H_in)`` if batch_first, or unbatched ``(L, H_in)``).
+
+        Returns ``(output, h_n)`` (LSTM: ``(output, (h_n, c_n))``); output ``(L, N, D*H_out)``,
+        h_n/c_n ``(D*num_layers, N, H_out)``. RuntimeError for a wrong feature or hidden size.
+        """
+        x, h0, c0, batched = self._prepare(input, hx)
+        out, hn, cn = self._run(x, h0, c0)
+        if not batched:
+            out, hn = out.squeeze(1), hn.squeeze(1)
+            cn = cn.squeeze(1) if cn is not None else None
+        elif self.batch_first:
+            out = out.transpose(0, 1)
+        return (out, (hn, cn)) if self.mode == "LSTM" else (out, hn)
+
+
+class RNN(RNNBase):
+    """Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (``torch.nn.RNN``).
+
+    ``RNN(input_size, hidden_size, num_layers=1, nonlinearity='tanh', bias=True, batch_first=False,
+    dropout=0.0, bidirectional=False)``; ``nonlinearity`` 'tanh' or 'relu' (ValueError otherwise).
+    """
+
+    def __init__(self, *args, **kwargs):
+        nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if len(args) > 3:
+            nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        self.nonlinearity = nonlinearity
+        super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", *args, **kwargs)
+
+    def extra_repr(self) -> str:
+        s = super().extra_repr()
+        return s if self.nonlinearity == "tanh" else s + f", nonlinearity={self.nonlinearity}"
+
+
+class LSTM(RNNBase):
+    """Long short-term memory (``torch.nn.LSTM``); gates in PyTorch's order input, forget, cell, output."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit (``torch.nn.GRU``); gates in PyTorch's order reset, update, new."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__("GRU", *args, **kwargs)
+
+
+class RNNCellBase(Module):
+    """Shared machinery of the single-step cells (``torch.nn.RNNCellBase``)."""
+
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        from ..._ops.creation import empty
+        factory = {"device": device, "dtype": dtype}
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        self.weight_ih = Parameter(empty(num_chunks * hidden_size, input_size, **factory))
+        self.weight_hh = Parameter(empty(num_chunks * hidden_size, hidden_size, **factory))
+        if bias:
+            self.bias_ih = Parameter(empty(num_chunks * hidden_size, **factory))
+            self.bias_hh = Parameter(empty(num_chunks * hidden_size, **factory))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for w in self.parameters():
+            init.uniform_(w, -stdv, stdv)
+
+    def extra_repr(self) -> str:
+        s = "{input_size}, {hidden_size}"
+        if "bias" in self.__dict__ and self.bias is not True:
+            s += ", bias={bias}"
+        if "nonlinearity" in self.__dict__ and self.nonlinearity != "tanh":
+            s += ", nonlinearity={nonlinearity}"
+        return s.format(**self.__dict__)
+
+    def _step(self, mode, input, h, c):
+        from ..._ops.creation import zeros
+        if input.dim() not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead")
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if input.shape[1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected {self.input_size}")
+        shape = (input.shape[0], self.hidden_size)
+        h = zeros(*shape, dtype=input.dtype) if h is None else (h if batched else h.unsqueeze(0))
+        if mode == "LSTM":
+            c = zeros(*shape, dtype=input.dtype) if c is None else (c if batched else c.unsqueeze(0))
+        gi = input.matmul(self.weight_ih.t())
+        if self.bias_ih is not None:
+            gi = gi + self.bias_ih
+        h, c = _cell_step(mode, gi, h, c, self.weight_hh, self.bias_hh)
+        if not batched:
+            h = h.squeeze(0)
+            c = c.squeeze(0) if c is not None else None
+        return h, c
+
+
+class RNNCell(RNNCellBase):
+    """One Elman RNN step (``torch.nn.RNNCell``): input ``(N, H_in)`` or ``(H_in)`` -> h' ``(N, H)``."""
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
+        self.nonlinearity = nonlinearity
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+
+    def forward(self, input, hx=None):
+        return self._step("RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU", input, hx, None)[0]
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step (``torch.nn.LSTMCell``): returns ``(h', c')``."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input, hx=None):
+        h, c = (None, None) if hx is None else hx
+        return self._step("LSTM", input, h, c)
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step (``torch.nn.GRUCell``): returns h'."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input, hx=None):
+        return self._step("GRU", input, hx, None)[0]
