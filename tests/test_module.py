@@ -819,3 +819,14 @@ def test_getstate_setstate_fill_missing_tables(T, C):
     n.__setstate__(state)
     assert n._forward_hooks_always_called == OrderedDict() and n._load_state_dict_post_hooks == OrderedDict()
     n(T.ones(2, 2))
+
+
+def test_cuda_without_backend_is_a_clear_error():
+    """numtorch only (the reference build may or may not have CUDA): a RuntimeError naming the device."""
+    m = CLASSES["numtorch"].Net()
+    for move in (lambda: m.cuda(), lambda: m.to("cuda"), lambda: m.to(numtorch.device("cuda", 0))):
+        with pytest.raises(RuntimeError, match="no cuda backend"):
+            move()
+    assert m.fc1.weight.dtype == numtorch.float32
+    empty = numtorch.nn.Module()
+    assert empty.cuda() is empty  # nothing to move: fine, as in PyTorch

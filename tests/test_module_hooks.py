@@ -306,3 +306,14 @@ def test_fast_path_calls_forward(T):
     m = scale_module(T, 3.0)
     assert A(m(T.ones(3), offset=1.0)).tolist() == [4.0] * 3
     np.testing.assert_array_equal(A(m.forward(T.ones(3))), A(m(T.ones(3))))
+
+
+def test_legacy_backward_hook_fires_on_output_grad_fn(T):
+    m = scale_module(T)
+    calls = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m.register_backward_hook(lambda mod, gi, go: calls.append((mod, type(gi), type(go))))
+        x = T.ones(3, requires_grad=True)
+        m(x, 1.0).backward(T.ones(3))
+    assert calls == [(m, tuple, tuple)]

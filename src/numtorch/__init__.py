@@ -23,6 +23,9 @@ from ._ops.shape import *  # noqa: F401,F403
 from ._ops.rearrange import *  # noqa: F401,F403
 from ._ops.indexing import *  # noqa: F401,F403
 from ._ops.conv import *  # noqa: F401,F403
+from ._ops.nn_ops import *  # noqa: F401,F403
+from ._ops.norm_ops import *  # noqa: F401,F403
+from ._ops.losses import *  # noqa: F401,F403
 from . import autograd
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled

@@ -62,7 +62,7 @@ class Tensor:
         elif len(args) == 1 and not isinstance(args[0], (int, np.integer)):
             data = np.array(args[0], dtype=D.float32.np)
         else:
-            shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+            shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args or (0,)
             data = np.empty(tuple(int(s) for s in shape), dtype=D.float32.np)
         _init(self, data)
 

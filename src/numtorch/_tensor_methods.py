@@ -79,6 +79,11 @@ Tensor.__iter__, Tensor.__contains__ = indexing.iter_, indexing.contains
 # ---- creation from an existing tensor -----------------------------------------------------------
 _bind(creation, "")
 
+# ---- nn kernels that PyTorch also exposes as Tensor methods -------------------------------------
+from ._ops import nn_ops  # noqa: E402
+
+_bind(nn_ops, "softmax log_softmax prelu hardshrink")
+
 
 # ---- operators ----------------------------------------------------------------------------------
 def _rev(fn):

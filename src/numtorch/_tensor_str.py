@@ -1,9 +1,11 @@
 """Tensor printing in PyTorch's format (mirrors ``torch/_tensor_str.py``).
 
 One formatter per tensor decides how every element prints (integer-valued floats as ``1.``,
-fixed ``1.2346`` with 4 decimals, or scientific ``1.2346e+05`` when magnitudes span more than
-1000x); elements are right-aligned to a common width; rows wrap at 80 columns; tensors with more
-than 1000 elements show the first and last 3 items of each dimension around ``...``.
+fixed ``1.2346`` with 4 decimals, or scientific ``1.2346e+05`` when the nonzero finite magnitudes
+span more than 1000x, exceed 1e8 or, for non-integers, go below 1e-4); elements are right-aligned
+to a common width measured on the nonzero finite values only; rows wrap at 80 columns; tensors with
+more than 1000 elements show the first and last 3 items of each dimension around ``...``; the
+``dtype=``/``grad_fn=`` suffixes move to a new line when they would pass 80 columns.
 """
 from __future__ import annotations
 
@@ -13,44 +15,53 @@ PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
 
 
 class _Formatter:
+    """How every element of one (real) array prints; ``width`` is the common field width."""
+
     def __init__(self, arr: np.ndarray):
-        self.kind = arr.dtype.kind
+        self.floating = arr.dtype.kind == "f"
         self.int_mode = True
         self.sci_mode = False
-        if self.kind == "b":
-            self.width = 5 if arr.size and not arr.all() else 4
+        self.width = 1
+        flat = arr.reshape(-1)
+        if not self.floating:
+            self.width = max((len(str(v)) for v in flat.tolist()), default=1)
             return
-        if self.kind in "iu":
-            self.width = max((len(str(v)) for v in arr.reshape(-1).tolist()), default=1)
+        vals = flat[np.isfinite(flat) & (flat != 0)].astype(np.float64)
+        if not vals.size:
             return
-        vals = arr.astype(np.float64).reshape(-1)
-        finite = vals[np.isfinite(vals)]
-        nz = np.abs(finite[finite != 0])
-        self.int_mode = bool((finite == np.ceil(finite)).all()) if finite.size else True
-        if nz.size:
-            mx, mn = nz.max(), nz.min()
-            if self.int_mode:
-                self.sci_mode = mx > 1e8
-            else:
-                self.sci_mode = mx / mn > 1000.0 or mx > 1e8 or mn < 1e-4
-        self.width = max((len(self._fmt(v)) for v in vals), default=1)
+        mag = np.abs(vals)
+        mx, mn = mag.max(), mag.min()
+        self.int_mode = bool((vals == np.ceil(vals)).all())
+        if self.int_mode:
+            self.sci_mode = mx / mn > 1000.0 or mx > 1.0e8
+        else:
+            self.sci_mode = mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4
+        self.width = max(len(self._fmt(v)) for v in vals.tolist())
 
     def _fmt(self, v) -> str:
-        if self.kind == "b":
-            return str(bool(v))
-        if self.kind in "iu":
-            return str(int(v))
-        v = float(v)
-        if not np.isfinite(v):
-            return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
+        if not self.floating:
+            return str(v)
         if self.sci_mode:
             return f"{v:.{PRECISION}e}"
         if self.int_mode:
-            return f"{v:.0f}."
+            s = f"{v:.0f}"
+            return s if v != v or v in (float("inf"), float("-inf")) else s + "."
         return f"{v:.{PRECISION}f}"
 
     def __call__(self, v) -> str:
         return self._fmt(v).rjust(self.width)
+
+
+class _ComplexFormatter:
+    """Complex elements: real and imaginary parts each get their own formatter, as in PyTorch."""
+
+    def __init__(self, arr: np.ndarray):
+        self.re, self.im = _Formatter(arr.real), _Formatter(arr.imag)
+        self.width = self.re.width + self.im.width + 1  # element_length adds the "j" and the sign
+
+    def __call__(self, v) -> str:
+        im = (self.im(v.imag) + "j").lstrip()
+        return self.re(v.real) + (im if im[0] in "+-" else "+" + im)
 
 
 def _summarized(arr):
@@ -64,11 +75,12 @@ def _summarized(arr):
 
 def _fmt_array(arr, fmt, indent, summarize):
     if arr.ndim == 0:
-        return fmt(arr.item() if arr.dtype.kind != "V" else float(arr))
+        return fmt(arr.item())
     if arr.ndim == 1:
-        items = [fmt(v) for v in (arr.tolist() if arr.dtype.kind != "V" else arr.astype(np.float32).tolist())]
-        if summarize and len(items) > 2 * EDGEITEMS:
-            items = items[:EDGEITEMS] + ["..."] + items[-EDGEITEMS:]
+        if summarize and len(arr) > 2 * EDGEITEMS:
+            items = [fmt(v) for v in arr[:EDGEITEMS].tolist()] + [" ..."] + [fmt(v) for v in arr[-EDGEITEMS:].tolist()]
+        else:
+            items = [fmt(v) for v in arr.tolist()]
         per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
@@ -83,27 +95,46 @@ def _fmt_array(arr, fmt, indent, summarize):
 
 def format_data(arr: np.ndarray, indent: int) -> str:
     summarize = arr.size > THRESHOLD
-    fmt = _Formatter(_summarized(arr) if summarize else arr)
+    shown = _summarized(arr) if summarize else arr
+    fmt = _ComplexFormatter(shown) if arr.dtype.kind == "c" else _Formatter(shown)
     return _fmt_array(arr, fmt, indent, summarize)
+
+
+def _add_suffixes(text, suffixes, indent):
+    """Append ``, suffix`` items, starting a new line for any that would pass the line width."""
+    out = [text]
+    last = len(text) - text.rfind("\n") + 1
+    for s in suffixes:
+        if last + len(s) + 2 > LINEWIDTH:
+            out.append(",\n" + " " * indent + s)
+            last = indent + len(s)
+        else:
+            out.append(", " + s)
+            last += len(s) + 2
+    return "".join(out) + ")"
 
 
 def tensor_repr(t, prefix="tensor(") -> str:
     from . import _dtype
     arr = t._data
-    if arr.dtype.kind == "V":
+    if arr.dtype.kind == "V" or arr.dtype == np.float16:  # PyTorch prints half types through float32
         arr = arr.astype(np.float32)
     suffixes = []
+    d = t.dtype
+    default = _dtype.get_default_dtype()
+    default_complex = _dtype.complex128 if default is _dtype.float64 else _dtype.complex64
     if t._data.size == 0:
         body = "[]"
         if t._data.ndim != 1:
             suffixes.append(f"size={tuple(t._data.shape)}")
+        if d is not default:  # no elements to tell int64/bool apart: always say so
+            suffixes.append(f"dtype={d!r}")
     else:
         body = format_data(arr, len(prefix))
-    d = t.dtype
-    if d not in (_dtype.get_default_dtype(), _dtype.int64, _dtype.bool):
-        suffixes.append(f"dtype={d!r}")
+        if d not in (default, default_complex, _dtype.int64, _dtype.bool):
+            suffixes.append(f"dtype={d!r}")
     if t.grad_fn is not None and t._rg:
         suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t._rg:
         suffixes.append("requires_grad=True")
-    return prefix + body + "".join(", " + s for s in suffixes) + ")"
+    return _add_suffixes(prefix + body, suffixes, len(prefix))

@@ -95,7 +95,8 @@ def _float_dtype(dtype):
 def _finish(arr, requires_grad):
     t = _make(arr)
     if requires_grad:
-        t.requires_grad = True
+        from ._ops.creation import _require_grad
+        _require_grad(t)
     return t
 
 
@@ -145,8 +146,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     """Normal samples (``torch.normal``): tensor or float ``mean``/``std`` (broadcast), or floats and ``size``."""
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
-    if isinstance(s, np.ndarray) and (s < 0).any() or not isinstance(s, np.ndarray) and s < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {s}")
+    if isinstance(s, np.ndarray) and (s < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not isinstance(s, np.ndarray) and s < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(s):g}")
     if size is None and not isinstance(m, np.ndarray) and not isinstance(s, np.ndarray):
         raise TypeError("normal() received an invalid combination of arguments - with float mean and std, "
                         "size is required")
@@ -162,7 +165,8 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     """Samples 1 with probability ``input`` (or ``p``), else 0, in ``input``'s dtype (``torch.bernoulli``)."""
     prob = input._data if p is None else np.full(input._data.shape, p)
     if (prob < 0).any() or (prob > 1).any():
-        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
+                           "be improved?  If so, please report an enhancement request to PyTorch.)")
     return _make((_rng(generator).random(input._data.shape) < prob).astype(input._data.dtype))
 
 
@@ -171,11 +175,11 @@ def multinomial(input: Tensor, num_samples: int, replacement=False, *, generator
 
     Mirrors ``torch.multinomial``: input ``(C)`` or ``(N, C)``; returns int64 ``(num_samples)`` or
     ``(N, num_samples)``. RuntimeError for negative, non-finite or all-zero weights, or for more
-    samples than non-zero categories without replacement.
+    samples than categories without replacement (zero-weight categories are drawn last).
     """
     w = input._data.astype(np.float64)
     if w.ndim not in (1, 2):
-        raise RuntimeError(f"prob_dist must be 1 or 2 dim, got {w.ndim}")
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
     rows = w.reshape(-1, w.shape[-1])
     if not np.isfinite(rows).all() or (rows < 0).any():
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
@@ -184,7 +188,7 @@ def multinomial(input: Tensor, num_samples: int, replacement=False, *, generator
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     if num_samples <= 0:
         raise RuntimeError(f"cannot sample n_sample <= 0 samples")
-    if not replacement and num_samples > (rows > 0).sum(-1).min():
+    if not replacement and num_samples > rows.shape[1]:  # zero-weight categories come last, as in PyTorch
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     rng = _rng(generator)
     p = rows / sums

@@ -158,7 +158,7 @@ class ConvolutionBackward0(Op):
     def _backward_t(self, g):
         pads, stride, dil, groups = self.conf
         xm, wm = self.saved
-        n, nd = g.shape[0], g.ndim - 2
+        n = g.shape[0]
         gcols = _im2col(_pad_const(g, pads), self.wshape[2:], stride, dil, self.xshape[2:])
         gcols = gcols.reshape(n, groups, wm.shape[-1], xm.shape[-1])
         gx = np.matmul(wm, gcols).reshape(self.xshape) if self._edges[0] is not None else None
@@ -167,7 +167,8 @@ class ConvolutionBackward0(Op):
         return gx, gw
 
 
-def _ntuple(v, n, name, fn=None):
+def _ntuple(v, n, name):
+    """An int or a 1-/n-sequence as an n-tuple (PyTorch's message for another length)."""
     if isinstance(v, (list, tuple)):
         v = tuple(int(i) for i in v)
         if len(v) == 1:
@@ -197,7 +198,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     Raises RuntimeError with PyTorch's messages for wrong ranks, channel counts, group divisibility,
     dtypes, non-positive stride/dilation/groups, negative padding and kernels larger than the input.
     """
-    fn = f"conv{'_transpose' if transposed else ''}{weight.ndim - 2}d"
+    fn = f"conv{'_transpose' if transposed else ''}{getattr(weight, 'ndim', 4) - 2}d"
     _check_tensor(input, fn)
     _check_tensor(weight, fn, "weight")
     nd = weight.ndim - 2

@@ -54,7 +54,23 @@ def _to_array(data, npd):
     try:
         return np.array(data, dtype=npd)
     except ValueError as e:
-        raise ValueError(f"expected sequence of equal-length lists to build a tensor: {e}") from None
+        raise ValueError(_ragged(data) or str(e)) from None
+
+
+def _ragged(data, dim=0):
+    """PyTorch's message for nested lists of unequal lengths, or None if the lists are regular."""
+    if not isinstance(data, (list, tuple)) or not data:
+        return None
+    n = len(data[0]) if isinstance(data[0], (list, tuple)) else None
+    for x in data:
+        m = len(x) if isinstance(x, (list, tuple)) else None
+        if m != n:
+            return f"expected sequence of length {n} at dim {dim + 1} (got {m})"
+    for x in data:
+        msg = _ragged(x, dim + 1)
+        if msg:
+            return msg
+    return None
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
@@ -68,7 +84,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         else _infer_dtype(data)
     t = _make(_to_array(data, d.np))
     if requires_grad:
-        t.requires_grad = True
+        _require_grad(t)
     return t
 
 
@@ -97,6 +113,12 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     return _make(ndarray)
 
 
+def _require_grad(t):
+    if t._data.dtype.kind not in "fcV":  # factory functions word it with a capital O, as PyTorch does
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    t._rg = True
+
+
 def _size(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list, Tensor)) or (len(size) == 1 and hasattr(size[0], "__iter__")):
         size = tuple(size[0])
@@ -115,7 +137,7 @@ def _size(size):
 def _finish(arr, requires_grad):
     t = _make(arr)
     if requires_grad:
-        t.requires_grad = True
+        _require_grad(t)
     return t
 
 
@@ -184,7 +206,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if vals[2] == 0:
         raise RuntimeError("step must be nonzero")
     if (vals[1] - vals[0]) * vals[2] < 0:
-        raise RuntimeError(f"upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dtype = _dtype.int64 if all(isinstance(v, (int, np.integer)) for v in vals) else _dtype.get_default_dtype()
     npd = _dtype.to_np(dtype)
@@ -214,6 +236,8 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The ``n x m`` identity matrix (``torch.eye``)."""
     _check_device(device)
+    if n < 0 or (m is not None and m < 0):
+        raise RuntimeError(f"{'n' if n < 0 else 'm'} must be greater or equal to 0, got {n if n < 0 else m}")
     return _finish(np.eye(n, n if m is None else m, dtype=_npd(dtype)), requires_grad)
 
 

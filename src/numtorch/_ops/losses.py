@@ -212,7 +212,10 @@ class KlDivBackward0(_PointLoss):
     def _loss(x, y, log_target):
         if log_target:
             return np.exp(y) * (y - x)
-        return np.where(y > 0, y * np.log(np.where(y > 0, y, 1)), np.where(y == 0, 0, np.nan)) - y * x
+        ylogy = y * np.log(np.where(y > 0, y, 1))  # xlogy: 0 where y == 0
+        if (y < 0).any():
+            ylogy[y < 0] = np.nan
+        return ylogy - y * x
 
     @staticmethod
     def _grads(gl, needs, x, y, log_target):

@@ -173,7 +173,10 @@ class HardsigmoidBackward0(_Activation):
 
     @staticmethod
     def _df(x, g):
-        return g * ((x > -3) & (x < 3)) / 6
+        return g * ((x > -3) & (x < 3)) * _ONE_SIXTH
+
+
+_ONE_SIXTH = float(np.float32(1 / 6))  # PyTorch's backward uses the float32 constant for every dtype
 
 
 class HardswishBackward0(_Activation):
@@ -769,6 +772,6 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     sc = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
     drop = None
     if dropout_p > 0:
-        shape = np.broadcast_shapes(q.shape[:-1], k.shape[:-2] if rep == 1 else q.shape[:-2]) + (s_,)
+        shape = np.broadcast_shapes(q.shape[:-2], k.shape[:-2] if rep == 1 else q.shape[:-2]) + (l_, s_)
         drop = _keep_mask(shape, dropout_p, dt)
     return ScaledDotProductAttentionBackward0.apply(query, key, value, mask, scale=sc, drop=drop, rep=rep)

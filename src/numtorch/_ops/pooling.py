@@ -301,7 +301,7 @@ class _AdaptiveMax(Op):
 
     def backward(self, g, *_):
         nd = len(self.sp)
-        g2 = g.reshape((1, -1) + g.shape[-nd:])
+        g2 = g.reshape((1, math.prod(g.shape[:-nd])) + g.shape[-nd:])
         f2 = self.saved.reshape(g2.shape)
         return _scatter_planes(g2, f2, self.sp, self.unique).reshape(self.shape)
 
@@ -321,7 +321,8 @@ def _adaptive_setup(input, nd, fn, output_size):
         if nd == 1:
             raise RuntimeError(f"Expected 2 to 3 dimensions, but got {x.ndim}-dimensional tensor for argument #1 "
                                f"'self' (while checking arguments for {fn})")
-        raise RuntimeError(f"{fn}(): Expected {nd + 1}D or {nd + 2}D tensor, but got {list(x.shape)}")
+        got = "got:" if "max" in fn else "got"  # PyTorch's two messages differ by a colon
+        raise RuntimeError(f"{fn}(): Expected {nd + 1}D or {nd + 2}D tensor, but {got} {list(x.shape)}")
     for i in range(x.ndim - nd, x.ndim):
         if x.shape[i] == 0:
             raise RuntimeError(f"{fn}(): Expected input to have non-zero size for non-batch dimensions, but input "

@@ -807,7 +807,9 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if p is None:
         p = "fro"
     if isinstance(p, str):
-        if p == "nuc":
+        # 'fro' over at most two dims is the vector 2-norm; otherwise PyTorch goes to matrix_norm
+        seq = isinstance(dim, (tuple, list))
+        if p == "nuc" or (p == "fro" and seq and len(dim) > 2):
             dims = tuple(range(a.ndim)) if dim is None else dim
             if not isinstance(dims, (tuple, list)) or len(dims) != 2:
                 got = " ".join(map(str, dims)) if isinstance(dims, (tuple, list)) else dims

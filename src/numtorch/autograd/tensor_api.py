@@ -50,6 +50,8 @@ def retain_grad(self: Tensor) -> None:
 
 def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     """Set ``requires_grad`` in place and return self; RuntimeError for integer tensors."""
+    if requires_grad and self._data.dtype.kind not in "fcV":
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
     self.requires_grad = requires_grad
     return self
 

@@ -5,3 +5,5 @@ from .modules.container import ModuleDict, ModuleList, ParameterDict, ParameterL
 from .modules.module import Module
 from .parameter import Buffer, Parameter
 # ---- layers: from .modules import * (owner: layers) ----
+from .modules import *  # noqa: E402,F401,F403
+from . import functional, init, utils  # noqa: E402

@@ -485,6 +485,7 @@ def _channel_dropout(input, p, training, inplace, batched):
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, L)`` or ``(C, L)`` input (``F.dropout1d``); RuntimeError for other ranks."""
+    _check_p(p)
     if input.dim() not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
                            f"dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
@@ -494,6 +495,7 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, H, W)`` input (``F.dropout2d``), with PyTorch's warnings for other ranks."""
+    _check_p(p)
     nd = input.dim()
     if nd not in (3, 4):
         _warnings.warn(f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated and will result in an "
@@ -512,6 +514,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input (``F.dropout3d``)."""
+    _check_p(p)
     nd = input.dim()
     if nd not in (4, 5):
         _warnings.warn(f"dropout3d: Received a {nd}-D input to dropout3d, which is deprecated and will result in an "

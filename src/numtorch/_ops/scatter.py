@@ -1,0 +1,344 @@
+"""Gather and scatter along a dimension: gather, scatter, scatter_add, scatter_reduce, take, take_along_dim.
+
+Also home of ``_index_add_rows``, the vectorized scatter-add kernel that every backward of a gather
+(``x[idx]``, ``index_select``, ``gather``, ``take``, ...) uses to accumulate gradients.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap_dim
+from ..autograd.function import Op
+from . import pointwise as P
+from ._util import unbroadcast
+
+__all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim"]
+
+
+# ------------------------------------------------------------------------------------------------
+# scatter-add kernel shared by the backwards
+# ------------------------------------------------------------------------------------------------
+def _index_add_rows(n_rows, idx, vals):
+    """``out[idx[i]] += vals[i]`` for ``vals`` of shape (N, R); returns a fresh (n_rows, R) array.
+
+    ``idx`` holds non-negative ints. Small problems (the embedding lookup ``C[X]``) use a one-hot
+    matrix product, single columns ``bincount``, large ones a sort plus ``add.reduceat``.
+    """
+    n, r = vals.shape
+    out_dt = vals.dtype
+    if n == 0:
+        return np.zeros((n_rows, r), out_dt)
+    if out_dt.kind == "f" and r == 1:
+        return np.bincount(idx, weights=vals[:, 0], minlength=n_rows).astype(out_dt, copy=False)[:, None]
+    if out_dt.kind in "fc":
+        if n_rows * n <= 1 << 20:
+            onehot = np.zeros((n_rows, n), out_dt)
+            onehot[idx, np.arange(n)] = 1
+            return onehot @ vals
+        order = np.argsort(idx, kind="stable")
+        s = idx[order]
+        first = np.empty(n, bool)
+        first[0] = True
+        np.not_equal(s[1:], s[:-1], out=first[1:])
+        starts = np.flatnonzero(first)
+        out = np.zeros((n_rows, r), out_dt)
+        out[s[starts]] = np.add.reduceat(np.take(vals, order, axis=0), starts, axis=0)
+        return out
+    out = np.zeros((n_rows, r), out_dt)  # ints, bfloat16: the slow but general ufunc.at
+    np.add.at(out, idx, vals)
+    return out
+
+
+def _add_rows_along(shape, dim, idx, vals):
+    """Zeros of ``shape`` with ``vals`` (``shape`` but ``len(idx)`` along ``dim``) added at rows ``idx``."""
+    rest = shape[:dim] + shape[dim + 1:]
+    vm = np.moveaxis(vals, dim, 0).reshape(len(idx), int(np.prod(rest)))
+    rows = _index_add_rows(shape[dim], idx, vm)
+    return np.moveaxis(rows.reshape((shape[dim],) + rest), 0, dim)
+
+
+def _wrap_neg(arr, n):
+    return arr % n if arr.size and n and arr.min() < 0 else arr
+
+
+def _bcast(sa, sb):
+    """The broadcast of two shapes; RuntimeError in PyTorch's words naming the clashing dim."""
+    try:
+        return np.broadcast_shapes(sa, sb)
+    except ValueError:
+        n = max(len(sa), len(sb))
+        pa, pb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
+        d = max(i for i in range(n) if pa[i] != pb[i] and 1 not in (pa[i], pb[i]))
+        raise RuntimeError(f"The size of tensor a ({pa[d]}) must match the size of tensor b ({pb[d]}) at "
+                           f"non-singleton dimension {d}") from None
+
+
+# ------------------------------------------------------------------------------------------------
+# gather / scatter
+# ------------------------------------------------------------------------------------------------
+def _index_arr(index, what, exc=RuntimeError) -> np.ndarray:
+    arr = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if arr.dtype.kind not in "iu":
+        raise exc(f"{what}(): Expected dtype int32/int64 for index")
+    return arr
+
+
+def _check_bounds(arr, n, dim, exc=RuntimeError):
+    if arr.size:
+        lo, hi = arr.min(), arr.max()
+        if lo < 0 or hi >= n:
+            raise exc(f"index {lo if lo < 0 else hi} is out of bounds for dimension {dim} with size {n}")
+
+
+def _grid(idx, axis):
+    """Open-grid index tuple: position ``i`` of ``idx`` addresses ``(i_0, .., idx[i], .., i_n)``."""
+    nd = idx.ndim
+    return tuple(idx if d == axis else np.arange(s).reshape([-1 if e == d else 1 for e in range(nd)])
+                 for d, s in enumerate(idx.shape))
+
+
+def _lin(grid, shape):
+    """Flat positions in a C-ordered ``shape`` array addressed by ``grid``."""
+    lin, stride = 0, 1
+    for g, s in zip(reversed(grid), reversed(shape)):
+        lin = lin + g * stride
+        stride *= s
+    return np.broadcast_to(lin, np.broadcast_shapes(*(g.shape for g in grid)))
+
+
+def _scatter_sum(shape, grid, vals):
+    """Zeros of ``shape`` with ``vals`` added at ``grid`` (duplicates accumulate)."""
+    lin = _lin(grid, shape).reshape(-1)
+    return _index_add_rows(int(np.prod(shape)), lin, vals.reshape(-1, 1)).reshape(shape)
+
+
+def _gather_args(input, dim, index, what, src=None):
+    a = input._data
+    idx = _index_arr(index, what)
+    nd = max(a.ndim, 1)
+    dim = _wrap_dim(dim, a.ndim)
+    if idx.ndim != a.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    a, i1 = a.reshape(a.shape or (1,)), idx.reshape(idx.shape or (1,))
+    for d in range(nd):
+        if d != dim and i1.shape[d] > a.shape[d]:
+            raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index.shape)} to be no "
+                               f"larger than self {list(input.shape)} apart from dimension {dim}")
+        if src is not None and src.ndim and i1.shape[d] > src.shape[d]:
+            raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than src {list(src.shape)} "
+                               f"apart from dimension {dim}")
+    _check_bounds(idx, a.shape[dim], dim)
+    return dim, idx
+
+
+class GatherBackward0(Op):
+    def forward(self, a, dim, idx):
+        self.shape, self.grid = a.shape, _grid(idx.reshape(idx.shape or (1,)), dim)
+        return a.reshape(a.shape or (1,))[self.grid].reshape(idx.shape)
+
+    def backward(self, g):
+        shape = self.shape or (1,)
+        return _scatter_sum(shape, self.grid, g.reshape(g.shape or (1,))).reshape(self.shape)
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad=False, out=None) -> Tensor:
+    """``out[i][j][k] = input[index[i][j][k]][j][k]`` for dim 0, etc. (``torch.gather``).
+
+    ``index`` (int64, same ndim as input, no larger than input outside ``dim``) gives the output
+    shape. RuntimeError for a wrong dtype/ndim/size or an out-of-range index.
+    """
+    dim, idx = _gather_args(input, dim, index, "gather")
+    return P._out(GatherBackward0.apply(input, dim=dim, idx=idx), out)
+
+
+class ScatterBackward0(Op):
+    """scatter / scatter_add / scatter_reduce with ``src`` (array or scalar)."""
+
+    def forward(self, a, src, dim, idx, reduce=None, include_self=True):
+        shape = a.shape or (1,)
+        idx = idx.reshape(idx.shape or (1,))
+        grid = _grid(idx, dim)
+        s = src[tuple(slice(0, n) for n in idx.shape)] if np.ndim(src) else np.asarray(src, a.dtype)
+        s = np.broadcast_to(s.reshape(s.shape or (1,)) if np.ndim(src) else s, idx.shape)
+        out = a.reshape(shape).copy()
+        self.grid, self.shape, self.sshape, self.reduce, self.s = grid, a.shape, np.shape(src), reduce, s
+        self.include_self = include_self
+        if reduce is None:
+            out[grid] = s
+        elif reduce == "sum" and include_self:
+            out = out + _scatter_sum(shape, grid, s)
+        else:
+            self._reduce(out, grid, s, reduce, include_self, a.reshape(shape))
+        if reduce in ("amax", "amin", "prod"):
+            self.out = out
+        return out.reshape(a.shape)
+
+    def _reduce(self, out, grid, s, reduce, include_self, a):
+        hit = np.zeros(out.shape, bool)
+        hit[grid] = True
+        self_w = (np.ones(out.shape, bool) if include_self else ~hit).astype(out.dtype)
+        self.self_w, self.a = self_w, a
+        if reduce == "sum":
+            out[...] = a * self_w + _scatter_sum(out.shape, grid, s)
+            return
+        if reduce == "mean":
+            cnt = _scatter_sum(out.shape, grid, np.ones(s.shape, out.dtype)) + self_w
+            tot = a * self_w + _scatter_sum(out.shape, grid, s)
+            out[...] = tot // cnt if out.dtype.kind in "iu" else tot / cnt
+            self.cnt = cnt
+            return
+        ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}.get(reduce)
+        if ufunc is None:
+            raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+        if not include_self:
+            out[hit] = ufunc.identity if ufunc.identity is not None else (
+                -np.inf if reduce == "amax" else np.inf) if out.dtype.kind in "fc" else (
+                np.iinfo(out.dtype).min if reduce == "amax" else np.iinfo(out.dtype).max)
+        ufunc.at(out, grid, s)
+
+    def backward(self, g):
+        grid, reduce = self.grid, self.reduce
+        g = g.reshape(g.shape or (1,))
+        ga = gs = None
+        if reduce is None:
+            ga = g.copy()
+            ga[grid] = 0
+            gsv = g[grid]
+        elif reduce == "sum":
+            ga, gsv = (g if self.include_self else g * self.self_w), g[grid]
+        elif reduce == "mean":
+            gc = g / self.cnt
+            ga, gsv = gc * self.self_w, gc[grid]
+        elif reduce in ("amax", "amin"):
+            out = self.out
+            self_hit = self.self_w * (self.a == out)
+            src_hit = (self.s == out[grid]).astype(g.dtype)
+            gt = g / (self_hit + _scatter_sum(out.shape, grid, src_hit))
+            ga, gsv = np.where(self_hit > 0, gt, 0), gt[grid] * src_hit
+        else:  # prod
+            if not (np.all(self.a != 0) and np.all(self.s != 0)):
+                raise RuntimeError("numtorch: scatter_reduce(reduce='prod') backward with zeros is not implemented")
+            go = g * self.out
+            ga, gsv = go * self.self_w / self.a, go[grid] / self.s
+        if len(self.sshape) and self._edges[1] is not None:
+            gs = np.zeros(self.sshape, g.dtype)
+            gs[tuple(slice(0, n) for n in gsv.shape)] = gsv
+        return ga.reshape(self.shape), gs
+
+
+class ScatterBackward1(ScatterBackward0):
+    """scatter with a scalar ``value``."""
+
+
+class ScatterAddBackward0(ScatterBackward0):
+    pass
+
+
+class ScatterReduceBackward0(ScatterBackward0):
+    pass
+
+
+_SCATTER_OPS = {"scatter": ScatterBackward0, "scatter_add": ScatterAddBackward0,
+                "scatter_reduce": ScatterReduceBackward0}
+
+
+def _scatter(input, dim, index, src, reduce, include_self, what):
+    srcarr = src._data if isinstance(src, Tensor) else None
+    dim, idx = _gather_args(input, dim, index, what, srcarr)
+    if isinstance(src, Tensor):
+        if src._data.ndim != input._data.ndim:
+            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+        if src._data.dtype != input._data.dtype:
+            src = P.cast(src, input.dtype)
+    op = _SCATTER_OPS[what] if isinstance(src, Tensor) else ScatterBackward1
+    return op.apply(input, src, dim=dim, idx=idx, reduce=reduce, include_self=include_self)
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
+    """Out-of-place ``scatter_`` (``torch.scatter``): ``out[index[i][j]][j] = src[i][j]`` for dim 0.
+
+    ``src`` is a Tensor (same ndim, at least index's size) or a number (``value``); ``reduce``
+    "add"/"multiply" combines instead of overwriting. Gradient flows to input (zero where
+    overwritten) and src. RuntimeError for shape, dtype or range errors.
+    """
+    if src is None:
+        src = value
+    if src is None:
+        raise TypeError("scatter() missing the source: pass a Tensor src or a number value")
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
+    r = {"add": "sum", "multiply": "prod"}.get(reduce)
+    return _scatter(input, dim, index, src, r, True, "scatter")
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """``out = input.clone(); out[index[i][j]][j] += src[i][j]`` (``torch.scatter_add``)."""
+    return _scatter(input, dim, index, src, "sum", True, "scatter_add")
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self=True) -> Tensor:
+    """Scatter ``src`` reducing with "sum", "prod", "mean", "amax" or "amin" (``torch.scatter_reduce``).
+
+    With ``include_self=False`` the input's values at scattered positions are left out. Ties of
+    amax/amin share the gradient evenly, as in PyTorch.
+    """
+    if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    return _scatter(input, dim, index, src, reduce, include_self, "scatter_reduce")
+
+
+# ------------------------------------------------------------------------------------------------
+# take / take_along_dim
+# ------------------------------------------------------------------------------------------------
+class TakeBackward0(Op):
+    def forward(self, a, idx):
+        n = a.size
+        bad = idx[(idx >= n) | (idx < -n)] if idx.size else idx
+        if bad.size:
+            raise IndexError(f"out of range: tried to access index {bad.flat[0]} on a tensor of {n} elements.")
+        self.shape, self.idx = a.shape, _wrap_neg(idx, n)
+        return a.reshape(-1)[self.idx]
+
+    def backward(self, g):
+        n = int(np.prod(self.shape))
+        return _index_add_rows(n, self.idx.reshape(-1), g.reshape(-1, 1)).reshape(self.shape)
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """``input.flatten()[index]`` with ``index``'s shape (``torch.take``); IndexError when out of range."""
+    return TakeBackward0.apply(input, idx=_index_arr(index, "take"))
+
+
+class TakeAlongDimBackward0(Op):
+    def forward(self, a, dim, idx):
+        self.shape = a.shape
+        if dim is None:
+            self.bshape, self.grid = (a.size,), (idx.reshape(-1),)
+            return a.reshape(-1)[self.grid]
+        sa, si = list(a.shape), list(idx.shape)
+        sa[dim] = si[dim] = 1
+        b = list(_bcast(sa, si))
+        ba, bi = b.copy(), b.copy()
+        ba[dim], bi[dim] = a.shape[dim], idx.shape[dim]
+        self.bshape, self.grid = tuple(ba), _grid(np.broadcast_to(idx, bi), dim)
+        return np.broadcast_to(a, ba)[self.grid]
+
+    def backward(self, g):
+        return unbroadcast(_scatter_sum(self.bshape, self.grid, g), self.shape)
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Tensor:
+    """Values of ``input`` at ``indices`` along ``dim``, broadcasting the other dims
+    (``torch.take_along_dim``, like ``np.take_along_axis``); the flattened input when ``dim`` is None."""
+    idx = _index_arr(indices, "take_along_dim")
+    if dim is None:
+        _check_bounds(idx, input._data.size, 0, IndexError)
+    else:
+        dim = _wrap_dim(dim, input._data.ndim)
+        if idx.ndim != input._data.ndim:
+            raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of "
+                               f"dimensions, but got {input._data.ndim} dimensions for input, and {idx.ndim} "
+                               f"dimensions for indices")
+        _check_bounds(idx, input._data.shape[dim], dim, IndexError)
+    return P._out(TakeAlongDimBackward0.apply(input, dim=dim, idx=idx), out)
