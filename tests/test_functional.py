@@ -523,6 +523,10 @@ def test_alpha_dropout_keeps_mean_and_std():
     y = F.alpha_dropout(x, 0.2, training=True).numpy()
     assert abs(y.mean()) < 0.02 and abs(y.std() - 1) < 0.02
     assert F.alpha_dropout(x, 0.2) is x  # training defaults to False
+    y = F.feature_alpha_dropout(nt.randn(50, 40, 30), 0.3, training=True).numpy()
+    a = 1 / np.sqrt((1.7580993408473766 ** 2 * 0.3 + 1) * 0.7)
+    dropped = np.isclose(y, -1.7580993408473766 * a * 0.7).all(-1)  # whole channels at the saturation value
+    assert abs(dropped.mean() - 0.3) < 0.04 and abs(y.std() - 1) < 0.05
 
 
 # ------------------------------------------------------------------------------------------------

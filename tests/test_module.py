@@ -830,3 +830,19 @@ def test_cuda_without_backend_is_a_clear_error():
     assert m.fc1.weight.dtype == numtorch.float32
     empty = numtorch.nn.Module()
     assert empty.cuda() is empty  # nothing to move: fine, as in PyTorch
+
+
+def test_real_layers_match_pytorch_through_state_dict():
+    """Differential check with real layers: same repr, same keys, same outputs after loading torch's weights."""
+    nt_model = numtorch.nn.Sequential(numtorch.nn.Linear(4, 3), numtorch.nn.ReLU(), numtorch.nn.Linear(3, 2))
+    ref_model = ref.nn.Sequential(ref.nn.Linear(4, 3), ref.nn.ReLU(), ref.nn.Linear(3, 2))
+    assert repr(nt_model) == repr(ref_model)
+    assert list(nt_model.state_dict()) == list(ref_model.state_dict())
+    weights = [nt_model[0].weight, nt_model[2].bias]
+    nt_model.load_state_dict({k: numtorch.tensor(v.numpy()) for k, v in ref_model.state_dict().items()})
+    assert nt_model[0].weight is weights[0] and nt_model[2].bias is weights[1]  # loaded in place
+    x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
+    np.testing.assert_allclose(A(nt_model(numtorch.tensor(x))), A(ref_model(ref.tensor(x))), rtol=1e-5, atol=1e-6)
+    back = ref.nn.Sequential(ref.nn.Linear(4, 3), ref.nn.ReLU(), ref.nn.Linear(3, 2))
+    back.load_state_dict({k: ref.tensor(v.numpy()) for k, v in nt_model.state_dict().items()})
+    np.testing.assert_allclose(A(back(ref.tensor(x))), A(ref_model(ref.tensor(x))), rtol=0, atol=0)

@@ -317,3 +317,22 @@ def test_legacy_backward_hook_fires_on_output_grad_fn(T):
         x = T.ones(3, requires_grad=True)
         m(x, 1.0).backward(T.ones(3))
     assert calls == [(m, tuple, tuple)]
+
+
+def test_full_backward_hook_on_linear_matches_pytorch():
+    """Differential: the grads a full backward hook sees on a real Linear equal PyTorch's."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((5, 4)).astype(np.float32)
+    g = rng.standard_normal((5, 3)).astype(np.float32)
+    seen = {}
+    for name, T in BACKENDS.items():
+        T.manual_seed(0)
+        lin = T.nn.Linear(4, 3)
+        with T.no_grad():
+            lin.weight.copy_(T.tensor(np.arange(12, dtype=np.float32).reshape(3, 4) / 10))
+            lin.bias.fill_(0.5)
+        lin.register_full_backward_hook(lambda mod, gi, go, n=name: seen.update({n: (A(gi[0]), A(go[0]))}))
+        xt = T.tensor(x, requires_grad=True)
+        lin(xt).backward(T.tensor(g))
+    np.testing.assert_allclose(seen["numtorch"][0], seen["torch"][0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(seen["numtorch"][1], seen["torch"][1], rtol=0, atol=0)

@@ -232,7 +232,7 @@ def test_nan_handling():
                  lambda lib, t: lib.argmax(t, 1), lambda lib, t: lib.argmin(t), lambda lib, t: lib.median(t),
                  lambda lib, t: lib.median(t, 1), lambda lib, t: lib.amax(t, 1), lambda lib, t: lib.sum(t, 1),
                  lambda lib, t: lib.nansum(t, 1), lambda lib, t: lib.nanmean(t, 1), lambda lib, t: lib.nanmean(t)):
-        check(call, x, grad=call(ref, ref.tensor(x)).__class__ is ref.Tensor)
+        check(call, x)
 
 
 def test_logsumexp_infinities():
@@ -323,7 +323,7 @@ def test_tensor_methods_and_inplace_cumsum():
         assert_close(getattr(a, name)(*args), getattr(b, name)(*args))
     assert_close(a.max(dim=-1).values, b.max(dim=-1).values)
     assert_close(a.aminmax().max, b.aminmax().max)
-    c = a.clone() if hasattr(a, "clone") else nt.tensor(x.copy())
+    c = nt.tensor(x.copy())
     assert c.cumsum_(1) is c
     assert_close(c, b.cumsum(1))
     v = c._version

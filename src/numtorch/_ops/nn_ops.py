@@ -17,8 +17,8 @@ from ..autograd.function import Op
 from ..autograd.grad_mode import _State, no_grad
 from ._util import bump, unbroadcast, wrap_dim
 
-__all__ = ["softmax", "log_softmax", "dropout", "alpha_dropout", "feature_dropout", "embedding", "prelu", "selu",
-           "celu", "threshold", "hardshrink", "bilinear"]
+__all__ = ["softmax", "log_softmax", "dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout", "embedding",
+           "prelu", "selu", "celu", "threshold", "hardshrink", "bilinear"]
 
 _TITLE = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
@@ -83,40 +83,46 @@ _SQRT2_PI = math.sqrt(2 / math.pi)
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 
 
-class GeluBackward0(_Activation):
-    """``x * Phi(x)`` with the exact erf form, or the tanh approximation (``approximate="tanh"``)."""
+class GeluBackward0(Op):
+    """``x * Phi(x)`` with the exact erf form, or the tanh approximation (``approximate="tanh"``).
 
-    @staticmethod
-    def _f(x, approximate):
+    The forward keeps ``Phi(x)`` (or the tanh) so that the backward needs no second erf evaluation,
+    the costly part of this op.
+    """
+
+    _saves = (0,)
+
+    def forward(self, x, approximate):
+        self.approximate = approximate
         if approximate == "tanh":
             t = np.tanh(_SQRT2_PI * (x + 0.044715 * x * x * x))
-            t += 1
-            t *= x
-            t *= 0.5
-            return t
-        from scipy.special import erf  # lazy: keeps `import numtorch` fast
-        out = erf(x * _SQRT1_2)
-        out += 1
+            self.saved = (x, t)
+            out = t + 1
+        else:
+            from scipy.special import erf  # lazy: keeps `import numtorch` fast
+            cdf = erf(x * _SQRT1_2).astype(x.dtype, copy=False)
+            cdf += 1
+            cdf *= 0.5
+            self.saved = (x, cdf)
+            out = cdf * 2
         out *= x
         out *= 0.5
-        return out.astype(x.dtype, copy=False)
+        return out
 
-    @staticmethod
-    def _df(x, g, approximate):
-        if approximate == "tanh":
+    def backward(self, g):
+        x, t = self.saved
+        if self.approximate == "tanh":
             x2 = x * x
-            t = np.tanh(_SQRT2_PI * x * (1 + 0.044715 * x2))
-            d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * (_SQRT2_PI * (1 + 3 * 0.044715 * x2))
+            d = (1 - t * t) * (_SQRT2_PI * (1 + 3 * 0.044715 * x2))
+            d *= x
+            d += 1 + t
+            d *= 0.5
             return g * d
-        from scipy.special import erf
-        cdf = erf(x * _SQRT1_2).astype(x.dtype, copy=False)
-        cdf += 1
-        cdf *= 0.5
-        pdf = np.exp(-0.5 * x * x)
-        pdf *= x
-        pdf *= _INV_SQRT_2PI
-        cdf += pdf
-        return g * cdf
+        d = np.exp(-0.5 * x * x)
+        d *= x
+        d *= _INV_SQRT_2PI
+        d += t
+        return g * d
 
 
 def _sigmoid(x):
@@ -300,12 +306,12 @@ class GluBackward0(Op):
     def forward(self, x, dim):
         a, b = np.split(x, 2, axis=dim)
         s = _sigmoid(b)
-        self.saved, self.s, self.dim = x, s, dim
+        self.saved, self.dim = (x, s), dim
         return a * s
 
     def backward(self, g):
-        a, _ = np.split(self.saved, 2, axis=self.dim)
-        s = self.s
+        x, s = self.saved
+        a, _ = np.split(x, 2, axis=self.dim)
         return np.concatenate([g * s, g * a * s * (1 - s)], axis=self.dim)
 
 
@@ -512,7 +518,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias=None) -> Tenso
 
 
 # ================================================================================================
-# embedding and one_hot
+# embedding
 # ================================================================================================
 class EmbeddingBackward0(Op):
     """Row lookup ``weight[indices]``; backward accumulates rows of the gradient per index.
@@ -581,27 +587,6 @@ def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_typ
     return weight
 
 
-def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    """``F.one_hot``: int64 tensor of shape ``tensor.shape + (num_classes,)``; -1 infers ``max + 1``.
-
-    RuntimeError for non-int64 input, negative classes, or classes >= ``num_classes``.
-    """
-    idx = tensor._data
-    if idx.dtype != np.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if idx.size and idx.min() < 0:
-        raise RuntimeError("Class values must be non-negative.")
-    if num_classes == -1:
-        if not idx.size:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        num_classes = int(idx.max()) + 1
-    elif idx.size and idx.max() >= num_classes:
-        raise RuntimeError("Class values must be smaller than num_classes.")
-    out = np.zeros(idx.shape + (int(num_classes),), np.int64)
-    np.put_along_axis(out, idx[..., None], 1, axis=-1)
-    return _make(out)
-
-
 # ================================================================================================
 # dropout
 # ================================================================================================
@@ -609,11 +594,11 @@ class NativeDropoutBackward0(Op):
     """``x * mask`` with a precomputed, already scaled mask (broadcastable to ``x``)."""
 
     def forward(self, x, mask):
-        self.mask = mask
+        self.saved = mask
         return x * mask
 
     def backward(self, g):
-        return g * self.mask
+        return g * self.saved
 
 
 def _keep_mask(shape, p, dtype):
@@ -665,15 +650,24 @@ def alpha_dropout(input: Tensor, p: float = 0.5, train: bool = False, inplace: b
 
     Dropped elements take SELU's saturation value; the result is ``a * x' + b`` as in PyTorch.
     """
+    return _alpha_dropout(input, p, train, inplace, input._data.shape)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, train: bool = False, inplace: bool = False) -> Tensor:
+    """``torch.feature_alpha_dropout``: alpha dropout of whole channels of an ``(N, C, *)`` input."""
+    x = input._data
+    return _alpha_dropout(input, p, train, inplace, x.shape[:2] + (1,) * (x.ndim - 2))
+
+
+def _alpha_dropout(input, p, train, inplace, mask_shape):
     if not train or p == 0 or input._data.size == 0:
         return input
     from .pointwise import add
-    keep = _keep_mask(input._data.shape, p, input._data.dtype) > 0 if p < 1 else np.zeros(input._data.shape, bool)
-    a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p)) if p < 1 else 0.0
     dt = input._data.dtype
-    mask = keep.astype(dt) * a
-    shift = ((keep.astype(dt) - 1) * (_ALPHA * a) + _ALPHA * a * p).astype(dt)
-    out = add(NativeDropoutBackward0.apply(input, mask=mask), _make(shift))
+    keep = (_keep_mask(mask_shape, p, dt) > 0).astype(dt) if p < 1 else np.zeros(mask_shape, dt)
+    a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p)) if p < 1 else 0.0
+    shift = (keep - 1) * (_ALPHA * a) + _ALPHA * a * p
+    out = add(NativeDropoutBackward0.apply(input, mask=keep * a), _make(shift.astype(dt, copy=False)))
     if inplace:
         from .pointwise import copy_
         return copy_(input, out)

@@ -401,7 +401,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, no
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding with a new last dim of size ``num_classes`` (``F.one_hot``)."""
-    return _N.one_hot(tensor, num_classes)
+    from .._ops.indexing import one_hot as _one_hot
+    return _one_hot(tensor, num_classes)
 
 
 # ---- normalization ------------------------------------------------------------------------------
@@ -526,11 +527,9 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
-    """Channel-wise alpha dropout is not implemented; identity outside training."""
+    """Alpha dropout of whole channels of ``(N, C, *)`` input (``F.feature_alpha_dropout``)."""
     _check_p(p)
-    if not training or p == 0:
-        return input
-    raise NotImplementedError("numtorch: feature_alpha_dropout in training mode is not implemented")
+    return _N.feature_alpha_dropout(input, p, training, inplace)
 
 
 # ---- losses -------------------------------------------------------------------------------------
