@@ -59,7 +59,7 @@ def numel(input: Tensor) -> "builtins.int":
 
 from . import serialization
 from .serialization import load, save
-from . import utils
+from . import nn, optim, utils
 from . import accelerator, amp, backends, cuda, distributed
 from .amp import autocast
 
@@ -70,4 +70,3 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mo
     if model is None:
         return lambda m: m
     return model
-from . import optim  # noqa: E402

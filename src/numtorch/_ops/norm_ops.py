@@ -411,11 +411,10 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     from ._util import wrap_dim
     nd = max(x1._data.ndim, x2._data.ndim)
     try:
-        shape = np.broadcast_shapes(x1._data.shape, x2._data.shape)
+        np.broadcast_shapes(x1._data.shape, x2._data.shape)
     except ValueError:
-        raise RuntimeError(f"The size of tensor a ({x1._data.shape}) must match the size of tensor b "
-                           f"({x2._data.shape}) at non-singleton dimension") from None
-    del shape
+        raise RuntimeError(f"cosine_similarity: the shapes of x1 {list(x1.shape)} and x2 {list(x2.shape)} do not "
+                           f"broadcast") from None
     return CosineSimilarityBackward.apply(x1, x2, dim=wrap_dim(dim, nd), eps=eps)
 
 

@@ -258,9 +258,10 @@ class Function(metaclass=_FunctionMeta):
             if not isinstance(o, Tensor):
                 wrapped.append(o)
                 continue
+            is_nondiff = id(o) in nondiff
             if id(o) in inputs and id(o) not in dirty:
                 o = _make(o._data)  # an input returned as-is becomes a new tensor sharing memory
-            if needs and id(o) not in nondiff and _differentiable(o._data):
+            if needs and not is_nondiff and _differentiable(o._data):
                 o._rg = True
                 o.grad_fn = ctx
                 o._output_nr = i

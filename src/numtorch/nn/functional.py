@@ -649,7 +649,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None,
     return _L.BinaryCrossEntropyWithLogitsBackward0.apply(x, y, weight, pos_weight, reduction=reduction)
 
 
-def _class_targets(input, target, weight, who):
+def _class_targets(input, target, weight):
     """Validate class-index targets for ``cross_entropy``/``nll_loss``; returns (target array, weight array)."""
     x, t = input._data, target._data
     if t.dtype not in (_np.int64, _np.uint8):
@@ -711,7 +711,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
         w = None if weight is None else weight._data.reshape(c).astype(x._data.dtype, copy=False)
         return _L.CrossEntropyProbsBackward0.apply(x, y, weight=w, smoothing=float(label_smoothing),
                                                    reduction=reduction)
-    t, w, c = _class_targets(input, target, weight, "cross_entropy")
+    t, w, c = _class_targets(input, target, weight)
     _check_bounds(t, c, ignore_index)
     return _L.CrossEntropyLossBackward0.apply(input, target=t, weight=w, ignore_index=ignore_index,
                                               smoothing=float(label_smoothing), reduction=reduction)
@@ -721,7 +721,7 @@ def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None, igno
              reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of log-probabilities ``(N, C, *)`` at class-index targets (``F.nll_loss``)."""
     reduction = _reduction(size_average, reduce, reduction)
-    t, w, c = _class_targets(input, target, weight, "nll_loss")
+    t, w, c = _class_targets(input, target, weight)
     _check_bounds(t, c, ignore_index)
     return _L.NllLossBackward0.apply(input, target=t, weight=w, ignore_index=ignore_index, reduction=reduction)
 

@@ -52,7 +52,7 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, forea
     if not grads:
         return
     coef = min(float(max_norm) / (total_norm._data + 1e-6), 1.0)
-    with no_grad():
+    with no_grad(), np.errstate(invalid="ignore"):  # inf * 0 -> nan, silently, as in PyTorch
         for g in grads:
             g.mul_(_make(np.asarray(coef, dtype=total_norm._data.dtype)))
 
