@@ -46,7 +46,7 @@ class Tensor:
     makes an uninitialized float tensor and ``Tensor(sequence)`` copies data, as in PyTorch.
     """
 
-    __slots__ = ("_data", "_rg", "_grad", "grad_fn", "_output_nr", "_vc", "_base", "_hooks",
+    __slots__ = ("_data", "_rg", "_grad", "grad_fn", "_output_nr", "_vc", "_base", "_view_version", "_hooks",
                  "__dict__", "__weakref__")
     __array_priority__ = 1000  # NumPy scalars/arrays defer to Tensor's reflected operators, as in PyTorch
 

@@ -144,7 +144,7 @@ def _channel_view(x):
     """``x`` as ``(N, C)`` or ``(N, C, L)`` plus the axes to reduce and the per-channel broadcast shape."""
     if x.ndim == 2:
         return x, (0,), (1, x.shape[1])
-    x3 = x.reshape(x.shape[0], x.shape[1], -1)
+    x3 = x.reshape(x.shape[0], x.shape[1], int(np.prod(x.shape[2:])))  # not -1: size-0 inputs
     return x3, (0, 2), (1, x.shape[1], 1)
 
 

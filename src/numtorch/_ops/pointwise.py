@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
-from ..autograd.function import Op
+from ..autograd.function import Op, rebase_view
 from ..autograd.grad_mode import _State, no_grad
 from ._util import bump, check_inplace, prep2, to_tensor, unbroadcast
 
@@ -946,27 +946,29 @@ def inplace(self: Tensor, result_fn, *args, **kwargs) -> Tensor:
 
     Keeps views aliased (the write goes through the shared ndarray) and bumps the version counter.
     Under autograd, the op is recorded on a copy of ``self``'s old value and ``self`` becomes its
-    output, as PyTorch rebases history. RuntimeError for a leaf that requires grad, for a result
-    dtype that cannot be cast to ``self``'s (e.g. float into an int tensor), and for a view whose
-    base requires grad (PyTorch's CopySlices is not implemented).
+    output, as PyTorch rebases history; when ``self`` is a view, its base's history is rebased
+    too (``CopySlices``), so gradients reach both the written region and the rest of the base.
+    RuntimeError for a leaf (or a view of a leaf) that requires grad, and for a result dtype that
+    cannot be cast to ``self``'s (e.g. float into an int tensor).
     """
     check_inplace(self)
+    base = self._base
+    if base is not None and base._rg and base.grad_fn is None and _State.enabled:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     track = _State.enabled and (self._rg or any(isinstance(a, Tensor) and a._rg for a in args))
     if not track:
         with no_grad():
             res = result_fn(self, *args, **kwargs)
         _store(self, res)
         return self
-    if self._base is not None and (self._base._rg or not self._rg):
-        raise RuntimeError("numtorch: an in-place operation that records gradients on a view (e.g. x[0].add_(y) "
-                           "or x[idx] += y where the result requires grad) is not supported yet; use an "
-                           "out-of-place op (torch.cat / torch.where / x = x + y) instead.")
     src = _make(self._data.copy(), self._rg)
     src.grad_fn, src._output_nr = self.grad_fn, self._output_nr
     res = result_fn(src, *args, **kwargs)
     _store(self, res)
     if res._rg:
         self.grad_fn, self._output_nr, self._rg = res.grad_fn, res._output_nr, True
+        if base is not None:
+            rebase_view(self, res)
     return self
 
 

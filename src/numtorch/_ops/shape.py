@@ -150,6 +150,7 @@ def _view_dtype(t: Tensor, dtype) -> Tensor:
     except ValueError as e:
         raise RuntimeError(f"cannot view {_TYPE[str(a.dtype)]} as {_TYPE[str(npd)]}: {e}") from None
     out._vc, out._base = t._vc, (t._base if t._base is not None else t)
+    out._view_version = t._vc[0]
     return out
 
 
@@ -202,7 +203,7 @@ def flatten(input: Tensor, start_dim=0, end_dim=-1) -> Tensor:
     if s == e:
         return input
     shp = input._data.shape
-    return reshape(input, shp[:s] + (-1,) + shp[e + 1:])
+    return reshape(input, shp[:s] + (math.prod(shp[s:e + 1]),) + shp[e + 1:])  # not -1: size-0 inputs
 
 
 def unflatten(input: Tensor, dim, sizes) -> Tensor:

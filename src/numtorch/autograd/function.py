@@ -49,9 +49,11 @@ class Op(Node):
         needs = False
         if _State.enabled:
             for a in args:
-                if isinstance(a, Tensor) and a._rg:
-                    needs = True
-                    break
+                if isinstance(a, Tensor):
+                    if a._base is not None and a._view_version != a._vc[0]:
+                        _refresh_view(a)
+                    if a._rg:
+                        needs = True
         if type(out) is tuple:
             return self._wrap_many(out, args, needs)
         if type(out) is not np.ndarray:
@@ -61,6 +63,7 @@ class Op(Node):
             src = args[0]
             t._vc = src._vc
             t._base = src._base if src._base is not None else src
+            t._view_version = src._vc[0]
         if needs and _differentiable(out):
             self._edges = [_edge(a) if isinstance(a, Tensor) and a._rg else None for a in args]
             if cls._saves:
@@ -82,6 +85,7 @@ class Op(Node):
             if cls._view:
                 t._vc = args[0]._vc
                 t._base = args[0]._base if args[0]._base is not None else args[0]
+                t._view_version = args[0]._vc[0]
             ts.append(t)
         if needs:
             self._edges = [_edge(a) if isinstance(a, Tensor) and a._rg else None for a in args]
@@ -278,6 +282,78 @@ class Function(metaclass=_FunctionMeta):
                 ctx._versions = [(t._vc, t._vc[0], t._data.shape, t._data.dtype) for t in saved
                                  if t is not None]
         return wrapped[0] if single else tuple(wrapped)
+
+
+# ------------------------------------------------------------------------------------------------
+# In-place writes through views (PyTorch's CopySlices) and regenerated view history
+# ------------------------------------------------------------------------------------------------
+def _view_geometry(base, view):
+    """(offset, shape, strides) of ``view``'s data inside the C-contiguous array of ``base``."""
+    if not base._data.flags.c_contiguous:
+        raise RuntimeError("numtorch: an in-place operation that records gradients on a view of a non-contiguous "
+                           "tensor is not supported; call .contiguous() on the base first.")
+    isz = base._data.itemsize
+    offset = (view._data.__array_interface__["data"][0] - base._data.__array_interface__["data"][0]) // isz
+    return offset, view._data.shape, tuple(st // isz for st in view._data.strides)
+
+
+def _flat_index(n, geometry):
+    offset, shape, strides = geometry
+    idx = np.arange(n, dtype=np.int64)
+    return np.lib.stride_tricks.as_strided(idx[offset:], shape, tuple(st * idx.itemsize for st in strides))
+
+
+class CopySlices(Op):
+    """A base after an in-place op on one of its views: the view's region comes from ``src``, the
+    rest from the base's previous value. Forward returns the base's own (already written) array."""
+
+    def forward(self, base, src, geometry):
+        self.geometry, self.n = geometry, base.size
+        return base
+
+    def backward(self, g):
+        idx = _flat_index(self.n, self.geometry)
+        gflat = np.array(g, order="C", copy=True).reshape(-1)
+        gsrc = gflat[idx]
+        gflat[idx] = 0
+        return gflat.reshape(g.shape), gsrc
+
+
+class AsStridedBackward0(Op):
+    """A view's history regenerated from its base's current history (after the base was rebased)."""
+
+    def forward(self, base, view, geometry):
+        self.geometry, self.shape, self.dtype = geometry, base.shape, base.dtype
+        return view
+
+    def backward(self, g):
+        idx = _flat_index(int(np.prod(self.shape)), self.geometry)
+        out = np.bincount(idx.reshape(-1), weights=g.reshape(-1), minlength=int(np.prod(self.shape)))
+        return out.astype(self.dtype, copy=False).reshape(self.shape), None
+
+
+def _alias(t):
+    a = _make(t._data, t._rg)
+    a.grad_fn, a._output_nr = t.grad_fn, t._output_nr
+    return a
+
+
+def rebase_view(view, src):
+    """After writing ``src`` (a graph result) into ``view``'s memory, rebase the view's base history."""
+    base = view._base
+    out = CopySlices.apply(_alias(base), src, geometry=_view_geometry(base, view))
+    base.grad_fn, base._output_nr, base._rg = out.grad_fn, 0, True
+    view._view_version = -1  # stale on purpose: the next use regenerates it from the rebased base
+
+
+def _refresh_view(t):
+    """A view whose base changed in place since the view was made takes its history from the base."""
+    base = t._base
+    t._view_version = t._vc[0]
+    if not base._rg or base.grad_fn is None or not _State.enabled:
+        return
+    out = AsStridedBackward0.apply(_alias(base), t._data, geometry=_view_geometry(base, t))
+    t.grad_fn, t._output_nr, t._rg = out.grad_fn, 0, True
 
 
 def once_differentiable(fn):

@@ -59,8 +59,7 @@ def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
 def detach(self: Tensor) -> Tensor:
     """A new tensor sharing storage and version counter, cut from the graph (``torch.Tensor.detach``)."""
     t = _make(self._data)
-    t._vc = self._vc
-    t._base = self._base
+    t._vc = self._vc  # shares the version counter; not a graph view, so no _base
     return t
 
 

@@ -242,7 +242,7 @@ def sample(model, itos, block_size: int, n: int, generator, max_len: int = 50) -
 # ------------------------------------------------------------------------------------------------
 # training
 # ------------------------------------------------------------------------------------------------
-def train(model, xtr, ytr, xva, yva, args, lr_decay_step: int):
+def train(model, xtr, ytr, xva, yva, args, lr_decay_step: int, timer=Timer()):
     """The lectures' loop: random minibatches (torch.randint), SGD, lr / 10 after ``lr_decay_step``.
 
     Returns (train curve, val curve) as (steps, losses) pairs; the train curve averages the minibatch
@@ -272,9 +272,12 @@ def train(model, xtr, ytr, xva, yva, args, lr_decay_step: int):
         if (step + 1) % eval_every == 0 or step + 1 == args.steps:
             val_curve[0].append(step + 1)
             val_curve[1].append(split_loss(model, xva, yva))
+            train_now = train_curve[1][-1] if train_curve[1] else float("nan")
             if hasattr(bar, "set_postfix"):
-                bar.set_postfix(train=f"{train_curve[1][-1] if train_curve[1] else float('nan'):.4f}",
-                                val=f"{val_curve[1][-1]:.4f}")
+                bar.set_postfix(train=f"{train_now:.4f}", val=f"{val_curve[1][-1]:.4f}")
+            elif not args.smoke:
+                print(f"step {step + 1:7d}/{args.steps}: train {train_now:.4f} val {val_curve[1][-1]:.4f} "
+                      f"({timer():.0f}s)", flush=True)
     return train_curve, val_curve
 
 
@@ -317,13 +320,13 @@ def main(argv=None):
         model.fit(xtr, ytr)
         curves = {}
     else:
-        train_curve, val_curve = train(model, xtr, ytr, xva, yva, args, decay)
+        train_curve, val_curve = train(model, xtr, ytr, xva, yva, args, decay, timer)
         curves = {"train (window mean)": train_curve, "val": val_curve}
 
     losses = {name: split_loss(model, x, y) for name, x, y in
               (("val_loss", xva, yva), ("train_loss", xtr, ytr), ("test_loss", xte, yte))}
     gen = torch.Generator().manual_seed(args.seed + 10)
-    for word in sample(model, itos, block_size, args.samples, gen):
+    for word in sample(model, itos, block_size, args.samples, gen) if args.samples > 0 else []:
         print(word)
     if curves:
         save_outputs(args, f"makemore-{args.model}",
