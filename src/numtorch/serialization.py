@@ -168,6 +168,9 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
                 _dump(obj, fh)
                 fh.flush()
                 os.fsync(fh.fileno())
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual permissions
             os.replace(tmp, path)
         except BaseException:
             if os.path.exists(tmp):

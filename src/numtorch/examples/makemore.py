@@ -242,12 +242,13 @@ def sample(model, itos, block_size: int, n: int, generator, max_len: int = 50) -
 # ------------------------------------------------------------------------------------------------
 # training
 # ------------------------------------------------------------------------------------------------
-def train(model, xtr, ytr, xva, yva, args, lr_decay_step: int, timer=Timer()):
+def train(model, xtr, ytr, xva, yva, args, lr_decay_step: int, timer=None):
     """The lectures' loop: random minibatches (torch.randint), SGD, lr / 10 after ``lr_decay_step``.
 
     Returns (train curve, val curve) as (steps, losses) pairs; the train curve averages the minibatch
     losses over windows, the val curve evaluates the whole val split ~20 times.
     """
+    timer = timer or Timer()
     opt = torch.optim.SGD(model.parameters(), lr=args.lr)
     eval_every = max(args.steps // 20, 1)
     window = min(1000, eval_every)
