@@ -17,8 +17,8 @@ from ..autograd.function import Op
 from ..autograd.grad_mode import _State, no_grad
 from ._util import bump, unbroadcast, wrap_dim
 
-__all__ = ["softmax", "log_softmax", "dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout", "embedding",
-           "prelu", "selu", "celu", "threshold", "hardshrink", "bilinear"]
+__all__ = ["softmax", "log_softmax", "dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout",
+           "embedding", "prelu", "selu", "celu", "threshold", "hardshrink", "bilinear"]
 
 _TITLE = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
