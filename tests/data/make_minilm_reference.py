@@ -14,13 +14,14 @@ import sentence_transformers
 import torch
 from sentence_transformers import SentenceTransformer
 
-# different lengths (padding inside a batch), punctuation, casing, a non-ASCII word and a word-piece split
+# different lengths, one over max_seq_length, (padding inside a batch), punctuation, casing, a non-ASCII word and a word-piece split
 SENTENCES = [
     "A man is eating food.",
     "Someone is having a meal.",
     "The cat sleeps on the sofa.",
     "numtorch re-implements PyTorch's Tensor, autograd and nn on NumPy, so models run unchanged!",
     "Café au lait?",
+    " ".join(["The quick brown fox jumps over the lazy dog."] * 30),  # > 256 tokens: truncated
 ]
 
 

@@ -47,6 +47,19 @@ def prep2(a, b):
     in each input's own dtype. Python scalars stay scalars (NumPy treats them as weak, like PyTorch)
     unless the tensor is integral and the scalar is a float.
     """
+    # fast path: a float/complex tensor with a Python float or int (or an int tensor with an int)
+    if isinstance(a, Tensor):
+        ts = type(b)
+        if ts is float or ts is int:
+            k = a._data.dtype.kind
+            if k in "fc" or (ts is int and k in "iu"):
+                return a, b
+    elif isinstance(b, Tensor):
+        ts = type(a)
+        if ts is float or ts is int:
+            k = b._data.dtype.kind
+            if k in "fc" or (ts is int and k in "iu"):
+                return a, b
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if ta and tb:
         if a._data.dtype == b._data.dtype:

