@@ -24,5 +24,10 @@ from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, A
 from .sparse import Embedding
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
+# ---- recurrent and transformer layers ----
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
+                          TransformerEncoderLayer)
+
 # what ``from numtorch.nn.modules import *`` (and so ``numtorch.nn``) exports: the module classes only
 __all__ = [_n for _n in dir() if _n[:1].isupper()]
