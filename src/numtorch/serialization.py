@@ -29,6 +29,7 @@ import zipfile
 import numpy as np
 
 from . import _dtype
+from ._device import check as _check_device
 from ._device import device as _Device
 from ._tensor import Size, Tensor, _make
 
@@ -264,6 +265,9 @@ def _builtin_allowed():
         "torch.device": _Device,
         "builtins.set": set, "builtins.frozenset": frozenset, "builtins.slice": slice,
         "builtins.complex": complex, "builtins.bytearray": bytearray,
+        # protocol-2 pickles name Python 3's builtins by their Python 2 module
+        "__builtin__.set": set, "__builtin__.frozenset": frozenset, "__builtin__.slice": slice,
+        "__builtin__.complex": complex, "__builtin__.bytearray": bytearray,
         "_codecs.encode": _codecs_encode,
     }
     for name in _STORAGE_DTYPES:
@@ -345,6 +349,10 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=Fa
     """
     if weights_only is None:
         weights_only = True
+    if map_location is not None and not callable(map_location):
+        locs = map_location.values() if isinstance(map_location, dict) else [map_location]
+        for loc in locs:
+            _check_device(loc)
     if not weights_only:
         warnings.warn("numtorch.load with weights_only=False can execute arbitrary code from the file; use it "
                       "only for files you trust.", UserWarning, stacklevel=2)

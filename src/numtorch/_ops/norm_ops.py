@@ -13,6 +13,15 @@ from .._tensor import Tensor
 from ..autograd.function import Op
 from ._util import bump, unbroadcast
 
+def _in_float32(op, input, *tensors, **options):
+    """Run ``op`` in float32 for 16-bit inputs and round the result back, as PyTorch computes norms."""
+    from .pointwise import cast
+    d = input._data.dtype
+    if d.itemsize != 2 or d.kind not in "fV":  # float16 / bfloat16 only
+        return op.apply(input, *tensors, **options)
+    up = [None if t is None else cast(t, np.float32) for t in (input, *tensors)]
+    return cast(op.apply(*up, **options), input._data.dtype)
+
 __all__ = ["layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm", "cosine_similarity",
            "pairwise_distance"]
 
@@ -87,7 +96,7 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: flo
         if p is not None and p._data.shape != ns:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(p._data.shape)} and normalized_shape = {list(ns)}")
-    return NativeLayerNormBackward0.apply(input, weight, bias, k=k, eps=eps)
+    return _in_float32(NativeLayerNormBackward0, input, weight, bias, k=k, eps=eps)
 
 
 class RmsNormBackward0(Op):
@@ -134,7 +143,7 @@ def rms_norm(input: Tensor, normalized_shape, weight=None, eps=None) -> Tensor:
                            f"{list(weight._data.shape)} and normalized_shape = {list(ns)}")
     if eps is None:
         eps = float(np.finfo(input._data.dtype).eps)
-    return RmsNormBackward0.apply(input, weight, k=k, eps=eps)
+    return _in_float32(RmsNormBackward0, input, weight, k=k, eps=eps)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -303,7 +312,7 @@ def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps: floa
         if p is not None and p._data.shape != (shape[1],):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(p._data.shape)} and input of shape {list(shape)}")
-    return NativeGroupNormBackward0.apply(input, weight, bias, groups=int(num_groups), eps=eps)
+    return _in_float32(NativeGroupNormBackward0, input, weight, bias, groups=int(num_groups), eps=eps)
 
 
 def instance_norm(input: Tensor, weight=None, bias=None, running_mean=None, running_var=None,

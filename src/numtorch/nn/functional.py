@@ -5,6 +5,8 @@ with PyTorch's signatures and argument checking.
 """
 from __future__ import annotations
 
+from ..autograd.grad_mode import is_grad_enabled as _is_grad_enabled
+
 # ======== convolution, pooling, padding, fold/unfold, interpolation ========
 # The kernels and their argument checks live in _ops/conv.py (convolution, padding, fold/unfold) and
 # _ops/pooling.py (pooling, unpooling, interpolate, pixel shuffle); torch.nn.functional.conv2d is
@@ -645,6 +647,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None,
     reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    if target._data.dtype.kind not in "fcV":
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{_N._TITLE.get(str(target._data.dtype)) or _tname(target._data)}")
     x, y = _pair(input, target)
     return _L.BinaryCrossEntropyWithLogitsBackward0.apply(x, y, weight, pos_weight, reduction=reduction)
 
@@ -671,6 +676,9 @@ def _class_targets(input, target, weight):
     c = x.shape[1] if x.ndim > 1 else x.shape[0]
     w = None
     if weight is not None:
+        if weight.requires_grad and _is_grad_enabled():
+            raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument "
+                               "'weight'. This input cannot have requires_grad True.")
         if weight._data.size != c:
             raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
                                f"weight tensor of shape: {list(weight.shape)}")

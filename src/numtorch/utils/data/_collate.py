@@ -51,7 +51,7 @@ def default_collate(batch):
         n = len(elem)
         if not all(len(e) == n for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        cols = [default_collate(list(s)) for s in zip(*batch)]
+        cols = [default_collate(s) for s in zip(*batch)]  # each column stays a tuple, as in PyTorch
         if isinstance(elem, tuple):
             return cols
         try:

@@ -1,0 +1,73 @@
+"""Regression tests for discrepancies found by a new-user review (each compared with torch)."""
+import io
+
+import numpy as np
+import pytest
+import torch as ref
+
+import numtorch as nt
+
+
+@pytest.fixture(params=["numtorch", "torch"])
+def T(request):
+    return nt if request.param == "numtorch" else ref
+
+
+def test_cross_entropy_weight_requiring_grad_is_refused(T):
+    w = T.rand(4, requires_grad=True)
+    with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'weight'"):
+        T.nn.functional.cross_entropy(T.randn(3, 4), T.tensor([1, 2, 3]), weight=w)
+    with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'weight'"):
+        T.nn.functional.nll_loss(T.randn(3, 4), T.tensor([1, 2, 3]), weight=w)
+
+
+def test_bce_with_logits_integer_target_is_refused(T):
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type Long"):
+        T.nn.functional.binary_cross_entropy_with_logits(T.randn(3, 4), T.ones(3, 4, dtype=T.long))
+
+
+def test_load_torch_file_with_a_set():
+    buf = io.BytesIO()
+    ref.save({"ids": {1, 2}, "frozen": frozenset([3]), "w": ref.ones(2)}, buf)
+    buf.seek(0)
+    got = nt.load(buf)
+    assert got["ids"] == {1, 2} and got["frozen"] == frozenset([3])
+
+
+def test_map_location_cuda_is_refused(tmp_path):
+    nt.save({"a": nt.ones(1)}, tmp_path / "a.pt")
+    with pytest.raises(RuntimeError, match="cuda"):
+        nt.load(tmp_path / "a.pt", map_location="cuda")
+    assert nt.load(tmp_path / "a.pt", map_location="cpu")["a"].item() == 1.0
+    assert nt.load(tmp_path / "a.pt", map_location=lambda s, loc: s)["a"].item() == 1.0
+
+
+def test_collate_keeps_string_columns_as_tuples():
+    from torch.utils.data import default_collate as t_collate
+
+    from numtorch.utils.data import default_collate
+    a = default_collate([(1, "a"), (2, "b")])
+    b = t_collate([(1, "a"), (2, "b")])
+    assert a[1] == b[1] == ("a", "b") and a[0].tolist() == b[0].tolist()
+
+
+@pytest.mark.parametrize("fn", ["layer_norm", "rms_norm", "group_norm"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_16_bit_norms_compute_in_float32_like_torch(fn, dtype):
+    x = np.random.default_rng(0).standard_normal((4, 8, 3)).astype(np.float32)
+    args = {"layer_norm": ((3,),), "rms_norm": ((3,),), "group_norm": (2,)}[fn]
+    outs = []
+    for T in (nt, ref):
+        xt = T.tensor(x).to(getattr(T, dtype)).requires_grad_()
+        y = getattr(T.nn.functional, fn)(xt, *args)
+        assert str(y.dtype) == f"torch.{dtype}"
+        y.float().pow(2).sum().backward()
+        outs.append((y.float().detach().numpy(), xt.grad.float().numpy()))
+    np.testing.assert_allclose(outs[0][0], outs[1][0], rtol=1e-2, atol=1e-2)
+    np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=5e-2, atol=5e-2)
+
+
+def test_clamp_keeps_16_bit_dtype(T):
+    for d in (T.bfloat16, T.float16):
+        assert T.randn(3).to(d).clamp(-1, 1).dtype == d
+        assert T.randn(3).to(d).clip(min=0.5).dtype == d
