@@ -142,7 +142,8 @@ def rms_norm(input: Tensor, normalized_shape, weight=None, eps=None) -> Tensor:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{list(weight._data.shape)} and normalized_shape = {list(ns)}")
     if eps is None:
-        eps = float(np.finfo(input._data.dtype).eps)
+        d = input._data.dtype  # 16-bit floats compute in float32, and so take float32's epsilon (as PyTorch)
+        eps = float(np.finfo(np.float32 if d.itemsize == 2 and d.kind in "fV" else d).eps)
     return _in_float32(RmsNormBackward0, input, weight, k=k, eps=eps)
 
 
