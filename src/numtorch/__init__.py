@@ -20,6 +20,7 @@ from ._ops.pointwise import *  # noqa: F401,F403
 from ._ops.reduction import *  # noqa: F401,F403
 from ._ops.linalg import *  # noqa: F401,F403
 from ._ops.shape import *  # noqa: F401,F403
+from ._ops.strided import *  # noqa: F401,F403
 from ._ops.rearrange import *  # noqa: F401,F403
 from ._ops.indexing import *  # noqa: F401,F403
 from ._ops.conv import *  # noqa: F401,F403
@@ -41,8 +42,9 @@ int = int32  # noqa: A001
 short = int16
 cfloat = complex64
 cdouble = complex128
-# Tensor type names some programs use as constructors or for isinstance checks
-FloatTensor = DoubleTensor = LongTensor = Tensor
+# Legacy tensor type names, used as constructors and in isinstance checks
+from ._tensor_types import *  # noqa: F401,F403,E402
+from ._utils_api import *  # noqa: F401,F403,E402  (finfo, iinfo, print options, threads, flags)
 
 
 def is_tensor(obj) -> "builtins.bool":
@@ -60,6 +62,7 @@ def numel(input: Tensor) -> "builtins.int":
 from . import serialization
 from .serialization import load, save
 from . import nn, optim, utils
+from . import linalg  # torch.linalg (the matmul family is _ops/linalg.py)
 from . import accelerator, amp, backends, cuda, distributed
 from .amp import autocast
 

@@ -1,13 +1,13 @@
 """dtype objects with PyTorch's names, and PyTorch's type-promotion rules.
 
 Mirrors ``torch.dtype`` and ``torch.result_type``. Each numtorch dtype wraps a NumPy dtype;
-``bfloat16`` comes from the ``ml_dtypes`` package (NumPy has none).
+``bfloat16`` comes from the ``ml_dtypes`` package (NumPy has none), imported on first use so that
+``import numtorch`` stays light.
 """
 from __future__ import annotations
 
 import builtins
 
-import ml_dtypes
 import numpy as np
 
 __all__ = ["dtype", "float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64",
@@ -39,10 +39,38 @@ class dtype:
         return {"complex64": float32, "complex128": float64}.get(self.name, self)
 
 
+class _LazyDtype(dtype):
+    """``bfloat16``: its NumPy dtype (from ``ml_dtypes``) is resolved, and registered, on first use."""
+
+    __slots__ = ()
+
+    def __init__(self, name, itemsize, cat):
+        self.name = name
+        self._cat = cat
+        self.is_floating_point = cat == 2
+        self.is_complex = cat == 3
+        self.is_signed = True
+        self.itemsize = itemsize
+
+    @property
+    def np(self):
+        try:
+            return _np_slot.__get__(self, dtype)
+        except AttributeError:
+            import ml_dtypes
+            npd = np.dtype(getattr(ml_dtypes, self.name))
+            _np_slot.__set__(self, npd)
+            _NP2DT[npd] = self
+            return npd
+
+
+_np_slot = dtype.__dict__["np"]  # the slot's descriptor, shadowed by _LazyDtype.np
+
+
 float32 = dtype("float32", np.float32, 2)
 float64 = dtype("float64", np.float64, 2)
 float16 = dtype("float16", np.float16, 2)
-bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, 2)
+bfloat16 = _LazyDtype("bfloat16", 2, 2)
 int8 = dtype("int8", np.int8, 1)
 int16 = dtype("int16", np.int16, 1)
 int32 = dtype("int32", np.int32, 1)
@@ -53,7 +81,7 @@ complex64 = dtype("complex64", np.complex64, 3)
 complex128 = dtype("complex128", np.complex128, 3)
 
 _ALL = (float32, float64, float16, bfloat16, int8, int16, int32, int64, uint8, bool, complex64, complex128)
-_NP2DT = {d.np: d for d in _ALL}
+_NP2DT = {d.np: d for d in _ALL if not isinstance(d, _LazyDtype)}
 _NAMES = {d.name: d for d in _ALL}
 
 
@@ -70,6 +98,8 @@ def from_np(np_dtype) -> dtype:
     d = np.dtype(np_dtype)
     if d in _NP2DT:
         return _NP2DT[d]
+    if d.name == "bfloat16" and d == bfloat16.np:  # an ml_dtypes array met before bfloat16 was used
+        return bfloat16
     if d.kind == "u":  # uint16/32/64 have no torch counterpart; widen to int64
         return int64
     raise TypeError(f"can't convert np.ndarray of type {d}. The only supported types are: "

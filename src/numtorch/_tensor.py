@@ -79,7 +79,10 @@ class Tensor:
 
     @property
     def dtype(self):
-        return _dtype._NP2DT[self._data.dtype]
+        try:
+            return _dtype._NP2DT[self._data.dtype]
+        except KeyError:  # e.g. an ml_dtypes bfloat16 array made before numtorch resolved bfloat16
+            return _dtype.from_np(self._data.dtype)
 
     @property
     def device(self):

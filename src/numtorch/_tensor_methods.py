@@ -148,3 +148,12 @@ from . import random as _random  # noqa: E402
 
 _bind(_random, "uniform_ normal_ bernoulli_ random_ exponential_ geometric_ log_normal_ cauchy_ "
                "multinomial=multinomial_method bernoulli=bernoulli_method")
+
+# ---- new_* creation, strided views, in-place shape changes, legacy types, pinning ---------------
+from . import _tensor_types, _utils_api  # noqa: E402
+from ._ops import strided  # noqa: E402
+
+_bind(creation, "new_zeros new_ones new_full new_empty new_tensor")
+_bind(strided, "unfold as_strided squeeze_ unsqueeze_ t_ transpose_ swapdims_=transpose_ swapaxes_=transpose_ resize_")
+_bind(_tensor_types, "type=type_method")
+_bind(_utils_api, "pin_memory is_pinned")

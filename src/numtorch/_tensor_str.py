@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
+# Print options; ``numtorch.set_printoptions`` assigns them. SCI_MODE None: chosen per tensor (below).
+PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE = 4, 1000, 3, 80, None
 
 
 class _Formatter:
@@ -36,6 +37,8 @@ class _Formatter:
             self.sci_mode = mx / mn > 1000.0 or mx > 1.0e8
         else:
             self.sci_mode = mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4
+        if SCI_MODE is not None:
+            self.sci_mode = bool(SCI_MODE)
         self.width = max(len(self._fmt(v)) for v in vals.tolist())
 
     def _fmt(self, v) -> str:

@@ -264,3 +264,63 @@ def meshgrid(*tensors, indexing="ij"):
 
 def complex(real, imag):
     return _make(real._data + 1j * imag._data)
+
+
+# ------------------------------------------------------------------------------------------------
+# Tensor.new_*: creation with the source tensor's dtype as default (bound in _tensor_methods.py)
+# ------------------------------------------------------------------------------------------------
+def _new_size(size, fn):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, not {type(s).__name__}")
+    return _size(size)
+
+
+def _new_npd(self, dtype):
+    return self._data.dtype if dtype is None else _dtype.to_np(dtype)
+
+
+def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """Zeros of ``size`` (varargs or one sequence) with ``self``'s dtype unless ``dtype`` is given
+    (``Tensor.new_zeros``). TypeError for a non-int size; RuntimeError for a negative one, or for
+    ``requires_grad`` with an integer dtype."""
+    _check_device(device)
+    return _finish(B.zeros(_new_size(size, "new_zeros"), _new_npd(self, dtype)), requires_grad)
+
+
+def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """Ones of ``size`` with ``self``'s dtype by default (``Tensor.new_ones``)."""
+    _check_device(device)
+    return _finish(B.ones(_new_size(size, "new_ones"), _new_npd(self, dtype)), requires_grad)
+
+
+def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """An uninitialized tensor of ``size`` with ``self``'s dtype by default (``Tensor.new_empty``)."""
+    _check_device(device)
+    return _finish(B.empty(_new_size(size, "new_empty"), _new_npd(self, dtype)), requires_grad)
+
+
+def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+             pin_memory=False):
+    """``size`` (a sequence) filled with ``fill_value``, in ``self``'s dtype unless ``dtype`` is given,
+    whatever the value's type (``Tensor.new_full``). TypeError when ``size`` is not a sequence."""
+    _check_device(device)
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _finish(B.full(_new_size((size,), "new_full"), fill_value, _new_npd(self, dtype)), requires_grad)
+
+
+def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
+    """A copy of ``data`` as a leaf tensor in ``self``'s dtype unless ``dtype`` is given (not the
+    dtype inferred from ``data``, unlike ``torch.tensor``) (``Tensor.new_tensor``)."""
+    if isinstance(data, Tensor):
+        import warnings
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                      "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+    return tensor(data, dtype=self.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)

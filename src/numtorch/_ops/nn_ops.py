@@ -15,7 +15,7 @@ import numpy as np
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ..autograd.grad_mode import _State, no_grad
-from ._util import bump, unbroadcast, wrap_dim
+from ._util import bump, erf_np, unbroadcast, wrap_dim
 
 __all__ = ["softmax", "log_softmax", "dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout",
            "embedding", "prelu", "selu", "celu", "threshold", "hardshrink", "bilinear"]
@@ -98,16 +98,14 @@ class GeluBackward0(Op):
             t = np.tanh(_SQRT2_PI * (x + 0.044715 * x * x * x))
             self.saved = (x, t)
             out = t + 1
-        else:
-            from scipy.special import erf  # lazy: keeps `import numtorch` fast
-            cdf = erf(x * _SQRT1_2).astype(x.dtype, copy=False)
-            cdf += 1
-            cdf *= 0.5
-            self.saved = (x, cdf)
-            out = cdf * 2
-        out *= x
-        out *= 0.5
-        return out
+            out *= x
+            out *= 0.5
+            return out
+        cdf = erf_np(x * _SQRT1_2)  # fast float32 erf (see _util.erf_np); exact scipy erf for float64
+        cdf += 1
+        cdf *= 0.5
+        self.saved = (x, cdf)
+        return x * cdf
 
     def backward(self, g):
         x, t = self.saved
@@ -118,11 +116,14 @@ class GeluBackward0(Op):
             d += 1 + t
             d *= 0.5
             return g * d
-        d = np.exp(-0.5 * x * x)
+        d = x * x
+        d *= -0.5
+        np.exp(d, out=d)
         d *= x
         d *= _INV_SQRT_2PI
         d += t
-        return g * d
+        d *= g
+        return d
 
 
 def _sigmoid(x):

@@ -658,7 +658,7 @@ class ClampBackward1(Op):
     def forward(self, a, lo, hi):
         self.saved = a
         self.lo, self.hi = lo, hi
-        return np.clip(a, lo, hi)
+        return np.clip(a, lo, hi).astype(a.dtype, copy=False)  # Python-float bounds must not widen 16-bit floats
 
     def backward(self, g):
         a = self.saved

@@ -40,6 +40,11 @@ def _ints(args, fn, arg="size"):
     """``(2, 3)``, ``((2, 3),)`` or ``([2, 3],)`` as a tuple of Python ints; TypeError otherwise."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = args[0]
+    for s in args:  # fast path: already Python ints
+        if type(s) is not int:
+            break
+    else:
+        return tuple(args)
     out = []
     for i, s in enumerate(args):
         try:

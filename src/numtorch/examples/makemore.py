@@ -23,6 +23,7 @@ Last line: ``val_loss=... train_loss=... test_loss=... seconds=...``.
 """
 from __future__ import annotations
 
+import os
 import random
 
 import numpy as np
@@ -99,7 +100,6 @@ class Bigram(nn.Module):
     @torch.no_grad()
     def fit(self, x, y):
         """Count the (x[:, -1], y) pairs into the table and renormalise."""
-        v = self.counts.shape[0]
         self.counts.zero_()
         self.counts.index_put_((x[:, -1], y), torch.ones(len(y)), accumulate=True)
         p = self.counts + self.smoothing
@@ -312,6 +312,8 @@ def main(argv=None):
     n_params = sum(p.numel() for p in model.parameters())
     print(f"{args.model}: {n_params} parameters; {len(ytr)}/{len(yva)}/{len(yte)} train/val/test examples",
           flush=True)
+    if args.model == "wavenet" and len(stoi) == 27:
+        assert n_params == WAVENET_PARAMETERS, f"wavenet has {n_params} parameters, the lecture's has 76579"
 
     extra = {}
     if args.model == "bigram":
@@ -343,7 +345,6 @@ def save_bigram(args, model, itos, losses):
     """Checkpoint plus a heat map of the bigram probabilities (the lecture's figure)."""
     if not args.out:
         return
-    import os
     os.makedirs(args.out, exist_ok=True)
     torch.save({"model": model.state_dict(), "model_name": "bigram", "block_size": 1, "itos": itos, **losses},
                os.path.join(args.out, "makemore-bigram.pt"))

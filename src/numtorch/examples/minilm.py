@@ -204,7 +204,10 @@ class SentenceEncoder:
     """Tokenizer + BERT + pooling as the sentence-transformers config of ``model_dir`` says."""
 
     def __init__(self, model_dir: str | None = None):
-        from tokenizers import Tokenizer
+        try:
+            from tokenizers import Tokenizer
+        except ImportError as e:
+            raise ImportError("the minilm example needs the tokenizers package: pip install 'numtorch[examples]'") from e
 
         model_dir = model_dir or default_model_dir()
         with open(os.path.join(model_dir, "config.json")) as f:
@@ -282,7 +285,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
     timer = Timer()
     sentences = args.sentences or EXAMPLE_SENTENCES
-    encoder = SentenceEncoder(args.model_dir)
+    try:
+        encoder = SentenceEncoder(args.model_dir)
+    except ImportError as e:  # no weights package or no tokenizers: say what to install
+        raise SystemExit(str(e)) from e
     emb = encoder.encode(sentences)
     sim = (emb @ emb.T).numpy()
 

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ... import _ops  # noqa: F401  (ensures ops are bound)
-from ..._tensor import Tensor
+from ..._tensor import Tensor, _make
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -122,8 +125,14 @@ class RNNBase(Module):
     def __setstate__(self, d):
         super().__setstate__(d)
 
-    def _run(self, input, hx, cx):
-        """The stacked, optionally bidirectional recurrence over ``input`` ``(L, N, H_in)``."""
+    def _run(self, input, hx, cx, lengths=None):
+        """The stacked, optionally bidirectional recurrence over ``input`` ``(L, N, H_in)``.
+
+        With ``lengths`` (an int array, one per batch item) a sequence's state stops changing after its
+        last step (and, in the reverse direction, stays at h0 until its last step is reached), so
+        ``h_n`` holds each sequence's own final state, as for a PackedSequence in PyTorch.
+        """
+        from ..._ops.pointwise import where
         from ..._ops.rearrange import cat, stack
         dirs = 2 if self.bidirectional else 1
         L = input.shape[0]
@@ -145,7 +154,12 @@ class RNNBase(Module):
                 steps = range(L - 1, -1, -1) if d else range(L)
                 ys = [None] * L
                 for t in steps:
-                    h, c = _cell_step(self.mode, gi_all[t], h, c, w_hh, b_hh)
+                    h_new, c_new = _cell_step(self.mode, gi_all[t], h, c, w_hh, b_hh)
+                    if lengths is not None:
+                        running = _make((t < lengths)[:, None])  # (N, 1) bool
+                        h_new = where(running, h_new, h)
+                        c_new = where(running, c_new, c) if c is not None else None
+                    h, c = h_new, c_new
                     ys[t] = h
                 outs.append(stack(ys, 0))
                 h_out.append(h)
@@ -155,14 +169,14 @@ class RNNBase(Module):
                 layer_in = F.dropout(layer_in, self.dropout, True)
         return layer_in, stack(h_out, 0), (stack(c_out, 0) if cx is not None else None)
 
-    def _prepare(self, input, hx):
+    def _prepare(self, input, hx, batch_first=None):
         from ..._ops.creation import zeros
         if input.dim() not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead")
         batched = input.dim() == 3
         if not batched:
             input = input.unsqueeze(1)
-        elif self.batch_first:
+        elif self.batch_first if batch_first is None else batch_first:
             input = input.transpose(0, 1)
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
@@ -195,6 +209,8 @@ class RNNBase(Module):
         Returns ``(output, h_n)`` (LSTM: ``(output, (h_n, c_n))``); output ``(L, N, D*H_out)``,
         h_n/c_n ``(D*num_layers, N, H_out)``. RuntimeError for a wrong feature or hidden size.
         """
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         x, h0, c0, batched = self._prepare(input, hx)
         out, hn, cn = self._run(x, h0, c0)
         if not batched:
@@ -203,6 +219,24 @@ class RNNBase(Module):
         elif self.batch_first:
             out = out.transpose(0, 1)
         return (out, (hn, cn)) if self.mode == "LSTM" else (out, hn)
+
+
+    def _forward_packed(self, packed, hx):
+        """A PackedSequence input: unpack to padded (caller's batch order) + lengths, run the masked
+        recurrence, re-pack the output with the input's permutation. hx and h_n are in the caller's
+        batch order, as in PyTorch."""
+        from ..utils.rnn import pad_packed_sequence
+        padded, lengths = pad_packed_sequence(packed)
+        x, h0, c0, _ = self._prepare(padded, hx, batch_first=False)
+        out, hn, cn = self._run(x, h0, c0, lengths._data)
+        order = packed.sorted_indices
+        if order is not None:
+            out = out.index_select(1, order)
+        lens = lengths._data if order is None else lengths._data[order._data]
+        t_idx, b_idx = np.nonzero(np.arange(out.shape[0])[:, None] < lens[None, :])  # packed (time, batch) order
+        data = out[_make(t_idx), _make(b_idx)]
+        result = PackedSequence(data, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices)
+        return (result, (hn, cn)) if self.mode == "LSTM" else (result, hn)
 
 
 class RNN(RNNBase):

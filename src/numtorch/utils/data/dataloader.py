@@ -4,12 +4,15 @@ Supported: map-style and iterable datasets; ``batch_size``, ``shuffle`` (with ``
 ``sampler``, ``batch_sampler``, ``drop_last``, ``collate_fn``, ``batch_size=None`` (no batching),
 ``num_workers`` (0: in the main process; > 0: map-style datasets are loaded by a ``multiprocessing``
 pool of that many forked workers, batches in order; iterable datasets always load in the main
-process), ``worker_init_fn``, ``prefetch_factor``/``persistent_workers``/``pin_memory``/``timeout``
-(accepted; no effect on CPU). A ``TensorDataset`` with the default collate is indexed once per
+process; at most ``prefetch_factor`` (default 2) batches per worker are in flight, so samplers are
+drawn lazily), ``worker_init_fn``, ``persistent_workers``/``pin_memory``/``timeout`` (accepted; no
+effect on CPU). A ``TensorDataset`` with the default collate is indexed once per
 batch with the whole index array instead of sample by sample.
 """
 from __future__ import annotations
 
+import collections
+import itertools
 import multiprocessing
 
 from ._collate import default_collate, default_convert
@@ -156,9 +159,16 @@ class DataLoader:
             ctx = multiprocessing.get_context(ctx)
         base_seed = int(randint(0, 2 ** 62, (1,), generator=self.generator).item())
         counter = ctx.Value("i", 0)
-        jobs = list(self.batch_sampler) if self.batch_sampler is not None else [[i] for i in self.sampler]
+        # jobs are drawn lazily and at most prefetch_factor * num_workers are in flight (as in PyTorch), so a
+        # sampler with a huge num_samples is never materialized (Pool.imap would drain it eagerly)
+        jobs = iter(self.batch_sampler) if self.batch_sampler is not None else ([i] for i in self.sampler)
         collate = self.collate_fn if self.batch_sampler is not None else (lambda b: self.collate_fn(b[0]))
+        depth = (self.prefetch_factor or 2) * self.num_workers
         with ctx.Pool(self.num_workers, initializer=_pool_init,
                       initargs=(self.dataset, collate, self._fast, self.worker_init_fn, self.num_workers,
                                 base_seed, counter)) as pool:
-            yield from pool.imap(_pool_fetch, jobs)
+            pending = collections.deque(pool.apply_async(_pool_fetch, (j,)) for j in itertools.islice(jobs, depth))
+            while pending:
+                batch = pending.popleft().get()
+                pending.extend(pool.apply_async(_pool_fetch, (j,)) for j in itertools.islice(jobs, 1))
+                yield batch

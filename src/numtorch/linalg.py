@@ -1,0 +1,816 @@
+"""``numtorch.linalg`` (mirrors ``torch.linalg``): norms, inverses and solves, determinants,
+factorizations (Cholesky, QR, eigh, SVD), pseudo-inverse and rank, and small helpers.
+
+Every function takes batches ``(*, m, n)`` and hands them to NumPy's batched LAPACK wrappers in one
+call (float32 stays float32). The differentiable ones are ``Op`` subclasses with the textbook
+reverse-mode formulas (for real inputs), named after PyTorch's backward nodes; a few (``matrix_norm``
+for orders other than 'fro'/'nuc', ``matrix_power``, ``vecdot``, ``multi_dot``, ``lstsq``) are
+compositions of differentiable ops. ``matrix_rank`` returns integers and has no gradient.
+
+Errors follow PyTorch: RuntimeError for non-float input, fewer than 2 dims or non-square matrices,
+and ``LinAlgError`` (a RuntimeError) naming the batch element and pivot or minor for singular or
+non-positive-definite input. (The matmul family ``torch.matmul``/``mm``/... lives in
+``_ops/linalg.py``.)
+"""
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from ._tensor import Tensor, _make
+from .autograd.function import Op
+from ._ops import linalg as _mm
+from ._ops._util import dims_arg, unbroadcast, wrap_dim
+from ._ops.pointwise import cast
+from ._ops.reduction import LinalgVectorNormBackward0, NuclearNormBackward0, _tname
+
+__all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "inv", "inv_ex", "det", "slogdet", "solve",
+           "cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank",
+           "matrix_power", "cross", "vecdot", "multi_dot", "lstsq", "matmul", "diagonal"]
+
+
+class LinAlgError(RuntimeError):
+    """A matrix was singular or not positive-definite (``torch.linalg.LinAlgError``)."""
+
+
+def _result(name, fields):
+    cls = collections.namedtuple(name, fields)
+    cls.__qualname__ = f"return_types.{name}"
+    cls.__repr__ = lambda self: (f"torch.return_types.{name}(\n"
+                                 + ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self)) + ")")
+    return cls
+
+
+SlogdetResult = _result("linalg_slogdet", "sign logabsdet")
+EighResult = _result("linalg_eigh", "eigenvalues eigenvectors")
+QRResult = _result("linalg_qr", "Q R")
+SVDResult = _result("linalg_svd", "U S Vh")
+LstsqResult = _result("linalg_lstsq", "solution residuals rank singular_values")
+InvExResult = _result("linalg_inv_ex", "inverse info")
+CholeskyExResult = _result("linalg_cholesky_ex", "L info")
+
+
+# ------------------------------------------------------------------------------------------------
+# checks and small helpers
+# ------------------------------------------------------------------------------------------------
+def _check(A, fn, square=False, arg="A"):
+    """PyTorch's input checks: a float tensor with at least 2 dims (square when asked)."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' (position 1) must be Tensor, not {type(A).__name__}")
+    a = A._data
+    if a.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor {arg} must have at least 2 dimensions.")
+    if a.dtype.kind not in "fc":
+        if a.dtype.kind == "V":  # bfloat16
+            raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got BFloat16")
+        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {_tname(a)}")
+    if a.dtype == np.float16:
+        raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got Half")
+    if square and a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{fn}: {arg} must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+
+
+def _mT(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def _lapack_info(a, routine):
+    """LAPACK's ``info`` for each matrix of ``a`` (only called on the error path, so a loop is fine):
+    ``getrf`` gives the first zero pivot, ``potrf`` the first non-positive leading minor (1-based)."""
+    from scipy.linalg import lapack
+    flat = a.reshape((-1,) + a.shape[-2:])
+    fn = lapack.get_lapack_funcs((routine,), (flat,))[0]
+    infos = []
+    for m in flat:
+        out = fn(np.array(m, order="F"), lower=1) if routine == "potrf" else fn(np.array(m, order="F"))
+        infos.append(int(out[-1]))
+    return infos
+
+
+def _raise_singular(a, fn, what, batched):
+    for b, info in enumerate(_lapack_info(a, "getrf")):
+        if info > 0:
+            prefix = f"{fn}: (Batch element {b}): " if batched else f"{fn}: "
+            raise LinAlgError(prefix + what.format(info=info))
+    raise LinAlgError(f"{fn}: " + what.format(info="?"))
+
+
+_INV_MSG = ("The diagonal element {info} is zero, the inversion could not be completed because the input matrix "
+            "is singular.")
+
+
+def _inv_np(a, fn="linalg.inv"):
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        _raise_singular(a, fn, _INV_MSG, a.ndim > 2)
+
+
+# ------------------------------------------------------------------------------------------------
+# inverse, determinants, solve
+# ------------------------------------------------------------------------------------------------
+class LinalgInvExBackward0(Op):
+    """``Y = A^-1``; ``dA = -Y^T G Y^T``."""
+
+    _saves = ("out",)
+
+    def forward(self, a):
+        y = _inv_np(a)
+        self.saved = (y,)
+        return y
+
+    def backward(self, g):
+        (y,) = self.saved
+        yt = _mT(y)
+        return -(yt @ g @ yt)
+
+
+def inv(A: Tensor, *, out=None) -> Tensor:
+    """The inverse of each square matrix in ``A`` ``(*, n, n)`` (``torch.linalg.inv``).
+
+    Raises RuntimeError for non-float/non-square input and ``LinAlgError`` naming the zero pivot
+    (and batch element) for a singular matrix.
+    """
+    _check(A, "linalg.inv", square=True)
+    return LinalgInvExBackward0.apply(A)
+
+
+def inv_ex(A: Tensor, *, check_errors=False, out=None):
+    """``(inverse, info)`` like ``torch.linalg.inv_ex``: info is 0, or the 1-based zero pivot of a
+    singular matrix (whose inverse is then filled with NaN instead of raising)."""
+    _check(A, "linalg.inv_ex", square=True)
+    try:
+        return InvExResult(inv(A), _make(np.zeros(A._data.shape[:-2], np.int32)))
+    except LinAlgError:
+        if check_errors:
+            raise
+    infos = np.array(_lapack_info(A._data, "getrf"), np.int32).reshape(A._data.shape[:-2])
+    a = A._data.copy()
+    a[infos > 0] = np.eye(a.shape[-1], dtype=a.dtype)  # invert the good ones in one call
+    y = np.linalg.inv(a)
+    y[infos > 0] = np.nan
+    return InvExResult(_make(y), _make(infos))
+
+
+def _cofactor_t(a):
+    """The transposed cofactor matrix ``d det(A) / dA`` via the SVD, valid for singular A too:
+    ``det(U) det(Vh) U diag(prod_{j != i} s_j) Vh``."""
+    if a.shape[-1] == 0:
+        return np.zeros_like(a)
+    u, s, vh = np.linalg.svd(a)
+    ones = np.ones(s.shape[:-1] + (1,), s.dtype)
+    left = np.cumprod(np.concatenate([ones, s[..., :-1]], -1), -1)  # prod of s_j for j < i
+    right = np.cumprod(np.concatenate([ones, s[..., :0:-1]], -1), -1)[..., ::-1]  # j > i
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    return (u * (left * right)[..., None, :]) @ vh * sign[..., None, None]
+
+
+class LinalgDetBackward0(Op):
+    _saves = (0,)
+
+    def forward(self, a):
+        self.saved = (a,)
+        return np.asarray(np.linalg.det(a))
+
+    def backward(self, g):
+        (a,) = self.saved
+        return np.asarray(g)[..., None, None] * _cofactor_t(a)
+
+
+def det(A: Tensor, *, out=None) -> Tensor:
+    """The determinant of each square matrix in ``A`` ``(*, n, n)`` -> ``(*)`` (``torch.linalg.det``);
+    differentiable also at singular matrices. RuntimeError for non-float or non-square input."""
+    _check(A, "linalg.det", square=True)
+    return LinalgDetBackward0.apply(A)
+
+
+class LinalgSlogdetBackward0(Op):
+    _saves = (0,)
+    _nondiff_outputs = (0,)
+
+    def forward(self, a):
+        sign, logabs = np.linalg.slogdet(a)
+        self.saved = (a,)
+        return np.asarray(sign), np.asarray(logabs)
+
+    def backward(self, gsign, glog):
+        (a,) = self.saved
+        try:
+            ainv = np.linalg.inv(a)
+        except np.linalg.LinAlgError:
+            ainv = np.linalg.pinv(a)
+        return np.asarray(glog)[..., None, None] * _mT(ainv)
+
+
+def slogdet(A: Tensor, *, out=None):
+    """``(sign, logabsdet)`` of each square matrix (``torch.linalg.slogdet``); only ``logabsdet`` is
+    differentiable (gradient ``A^-T``). A singular matrix gives ``(0, -inf)``."""
+    _check(A, "linalg.slogdet", square=True)
+    return SlogdetResult(*LinalgSlogdetBackward0.apply(A))
+
+
+class LinalgSolveExBackward0(Op):
+    """``X = A^-1 B``; ``dB = A^-T G``, ``dA = -dB X^T`` (B a batch of vectors when ``vec``)."""
+
+    _saves = (0, "out")
+
+    def forward(self, a, b, vec, batched):
+        self.ashape, self.bshape, self.vec = a.shape, b.shape, vec
+        bb = b[..., None] if vec else b
+        try:
+            x = np.linalg.solve(a, bb)
+        except np.linalg.LinAlgError:
+            a2 = np.broadcast_to(a, np.broadcast_shapes(a.shape[:-2], bb.shape[:-2]) + a.shape[-2:])
+            _raise_singular(a2, "torch.linalg.solve", "The solver failed because the input matrix is singular.",
+                            a2.ndim > 2)
+        self.saved = (a, x)
+        return x[..., 0] if vec else x
+
+    def backward(self, g):
+        a, x = self.saved
+        gg = g[..., None] if self.vec else g
+        gb = np.linalg.solve(_mT(a), np.broadcast_to(gg, x.shape))
+        ga = -(gb @ _mT(x))
+        return unbroadcast(ga, self.ashape), unbroadcast(gb[..., 0] if self.vec else gb, self.bshape)
+
+
+def solve(A: Tensor, B: Tensor, *, left=True, out=None) -> Tensor:
+    """The solution ``X`` of ``A X = B`` (or ``X A = B`` when ``left=False``) (``torch.linalg.solve``).
+
+    ``A`` ``(*, n, n)``; ``B`` ``(*, n, k)``, or a batch of vectors ``(*, n)`` when ``B`` is 1-D or has
+    exactly ``A``'s batch shape plus ``n`` (only with ``left=True``); batch dims broadcast.
+    RuntimeError for bad shapes or dtypes, ``LinAlgError`` for a singular ``A``.
+    """
+    _check(A, "linalg.solve", square=True)
+    if not isinstance(B, Tensor):
+        raise TypeError(f"linalg_solve(): argument 'B' (position 2) must be Tensor, not {type(B).__name__}")
+    if A._data.dtype != B._data.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{_tname(A._data)} and B of type {_tname(B._data)} instead")
+    a, b = A._data, B._data
+    n = a.shape[-1]
+    vec = left and (b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1]))
+    if left:
+        rows = b.shape[-1] if vec else (b.shape[-2] if b.ndim >= 2 else None)
+        if rows != n:
+            shp = f"{b.shape[-1]}x1" if vec or b.ndim == 1 else f"{b.shape[-2]}x{b.shape[-1]}"
+            raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                               f"({n}x{n} and {shp})")
+        return LinalgSolveExBackward0.apply(A, B, vec=vec, batched=a.ndim > 2)
+    if b.ndim < 2 or b.shape[-1] != n:
+        shp = f"{b.shape[-1]}x1" if b.ndim == 1 else f"{b.shape[-2]}x{b.shape[-1]}"
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation XA = B ({n}x{n} and "
+                           f"{shp})")
+    return LinalgSolveExBackward0.apply(A.mT, B.mT, vec=False, batched=a.ndim > 2).mT
+
+
+# ------------------------------------------------------------------------------------------------
+# Cholesky, QR
+# ------------------------------------------------------------------------------------------------
+_CHOL_MSG = ("The factorization could not be completed because the input is not positive-definite (the leading "
+             "minor of order {info} is not positive-definite).")
+
+
+class LinalgCholeskyExBackward0(Op):
+    """``A = L L^T``; ``dA = sym(L^-T Phi(L^T G) L^-1)`` with Phi the lower triangle, diagonal halved."""
+
+    _saves = ("out",)
+
+    def forward(self, a, upper):
+        self.upper = upper
+        try:
+            low = np.linalg.cholesky(a)
+        except np.linalg.LinAlgError:
+            for b, info in enumerate(_lapack_info(a, "potrf")):
+                if info > 0:
+                    prefix = f"linalg.cholesky: (Batch element {b}): " if a.ndim > 2 else "linalg.cholesky: "
+                    raise LinAlgError(prefix + _CHOL_MSG.format(info=info)) from None
+            raise
+        self.saved = (low,)
+        return _mT(low).copy() if upper else low
+
+    def backward(self, g):
+        (low,) = self.saved
+        if self.upper:
+            g = _mT(g)
+        phi = np.tril(_mT(low) @ g)
+        d = np.einsum("...ii->...i", phi)
+        d *= 0.5
+        linv = _inv_np(low)  # triangular and well-conditioned enough for a gradient
+        ga = _mT(linv) @ phi @ linv
+        return 0.5 * (ga + _mT(ga))
+
+
+def cholesky(A: Tensor, *, upper=False, out=None) -> Tensor:
+    """The Cholesky factor ``L`` (lower; ``L^T`` if ``upper``) of each symmetric positive-definite
+    matrix in ``A`` (``torch.linalg.cholesky``); only the lower triangle of ``A`` is read.
+    ``LinAlgError`` naming the first non-positive leading minor when ``A`` is not positive-definite."""
+    _check(A, "linalg.cholesky", square=True)
+    return LinalgCholeskyExBackward0.apply(A, upper=bool(upper))
+
+
+def cholesky_ex(A: Tensor, *, upper=False, check_errors=False, out=None):
+    """``(L, info)`` (``torch.linalg.cholesky_ex``): info is 0, or the order of the first leading
+    minor that is not positive-definite (L is then not a valid factor) unless ``check_errors``."""
+    _check(A, "linalg.cholesky_ex", square=True)
+    try:
+        return CholeskyExResult(cholesky(A, upper=upper), _make(np.zeros(A._data.shape[:-2], np.int32)))
+    except LinAlgError:
+        if check_errors:
+            raise
+    infos = np.array(_lapack_info(A._data, "potrf"), np.int32).reshape(A._data.shape[:-2])
+    a = A._data.copy()
+    a[infos > 0] = np.eye(a.shape[-1], dtype=a.dtype)
+    low = np.linalg.cholesky(a)
+    return CholeskyExResult(_make(_mT(low).copy() if upper else low), _make(infos))
+
+
+def _qr_grad_tall(gq, gr, q, r):
+    """Reverse mode of the reduced QR of a tall (m >= n) matrix:
+    ``dA = (gQ + Q copyltu(M)) R^-T`` with ``M = R gR^T - gQ^T Q``."""
+    m = r @ _mT(gr) - _mT(gq) @ q
+    low = np.tril(m, -1)
+    sym = low + _mT(low) + np.einsum("...ii->...i", m)[..., None] * np.eye(m.shape[-1], dtype=m.dtype)
+    b = gq + q @ sym
+    return _mT(np.linalg.solve(r, _mT(b)))  # b @ R^-T
+
+
+class LinalgQrBackward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a, mode):
+        self.mode = mode
+        if mode == "r":
+            return np.zeros((0,), a.dtype), np.linalg.qr(a, mode="r")
+        q, r = np.linalg.qr(a, mode=mode)
+        self.saved = (a, q, r)
+        return q, r
+
+    def backward(self, gq, gr):
+        if self.mode == "r":
+            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                               "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
+                               "through linalg.qr.")
+        a, q, r = self.saved
+        m, n = a.shape[-2:]
+        if self.mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        if m >= n:
+            return _qr_grad_tall(gq, gr, q, r)
+        # wide: A = [X | Y] with X = Q R_X, R = [R_X | Q^T Y]
+        y, gry = a[..., m:], gr[..., m:]
+        gx = _qr_grad_tall(gq + y @ _mT(gry), gr[..., :m], q, r[..., :m])
+        return np.concatenate([gx, q @ gry], -1)
+
+
+def qr(A: Tensor, mode="reduced", *, out=None):
+    """``(Q, R)`` with ``A = Q R`` (``torch.linalg.qr``); ``mode`` 'reduced' (Q ``(*, m, k)``), 'complete'
+    (Q ``(*, m, m)``) or 'r' (Q empty). Differentiable except for 'r' and tall 'complete'."""
+    _check(A, "linalg.qr")
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
+                           f"or 'complete'")
+    return QRResult(*LinalgQrBackward0.apply(A, mode=mode))
+
+
+# ------------------------------------------------------------------------------------------------
+# symmetric eigendecomposition, SVD
+# ------------------------------------------------------------------------------------------------
+def _uplo(UPLO, fn="linalg.eigh"):
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return UPLO
+
+
+class LinalgEighBackward0(Op):
+    """``A = V diag(w) V^T``; ``dA = V (diag(gw) + (V^T gV) / E) V^T`` with ``E_ij = w_j - w_i``."""
+
+    _saves = ("out",)
+
+    def forward(self, a, uplo, vectors):
+        if not vectors:
+            w, v = np.linalg.eigh(a, UPLO=uplo)
+            self.saved = (w, v)
+            return w
+        w, v = np.linalg.eigh(a, UPLO=uplo)
+        self.saved = (w, v)
+        return w, v
+
+    def backward(self, gw, gv=None):
+        w, v = self.saved
+        n = w.shape[-1]
+        if gv is None or not gv.any():  # eigenvalues only: no division by eigenvalue gaps
+            inner = np.zeros(v.shape, v.dtype)
+        else:
+            e = w[..., None, :] - w[..., :, None]
+            e[..., range(n), range(n)] = np.inf  # the diagonal of V^T gV does not enter
+            inner = (_mT(v) @ gv) / e
+        inner[..., range(n), range(n)] = gw
+        return v @ inner @ _mT(v)
+
+
+def eigh(A: Tensor, UPLO="L", *, out=None):
+    """``(eigenvalues, eigenvectors)`` of each symmetric matrix in ``A`` (``torch.linalg.eigh``),
+    eigenvalues ascending; only the ``UPLO`` ('L' or 'U') triangle is read. Gradients through the
+    eigenvectors are ill-defined for repeated eigenvalues, as in PyTorch."""
+    _check(A, "linalg.eigh", square=True)
+    return EighResult(*LinalgEighBackward0.apply(A, uplo=_uplo(UPLO), vectors=True))
+
+
+def eigvalsh(A: Tensor, UPLO="L", *, out=None) -> Tensor:
+    """Eigenvalues (ascending) of each symmetric matrix in ``A`` (``torch.linalg.eigvalsh``);
+    gradient ``V diag(g) V^T``."""
+    _check(A, "linalg.eigvalsh", square=True)
+    return LinalgEighBackward0.apply(A, uplo=_uplo(UPLO, "linalg.eigvalsh"), vectors=False)
+
+
+class LinalgSvdBackward0(Op):
+    """Reverse mode of the thin SVD ``A = U diag(S) Vh`` (full U/Vh columns beyond min(m, n) get no
+    gradient, as in PyTorch)."""
+
+    _saves = ("out",)
+
+    def forward(self, a, full, vectors):
+        if not vectors:
+            u, s, vh = np.linalg.svd(a, full_matrices=False)
+            self.saved = (u, s, vh)
+            return s
+        u, s, vh = np.linalg.svd(a, full_matrices=full)
+        k = s.shape[-1]
+        self.saved = (u[..., :k], s, vh[..., :k, :])
+        return u, s, vh
+
+    def backward(self, gu, gs=None, gvh=None):
+        if gs is None:  # svdvals: only the singular values have a gradient
+            gu, gs, gvh = None, gu, None
+        u, s, vh = self.saved
+        k = s.shape[-1]
+        eye = np.eye(k, dtype=s.dtype)
+        core = gs[..., None, :] * eye
+        if gu is None or (not gu.any() and not gvh.any()):  # singular values only: no gap division
+            return (u * gs[..., None, :]) @ vh
+        gu, gvh = gu[..., :k], gvh[..., :k, :]
+        v, gv = _mT(vh), _mT(gvh)
+        e = s[..., None, :] ** 2 - s[..., :, None] ** 2  # E_jk = s_k^2 - s_j^2
+        e = e + eye  # the diagonal does not enter (skew parts vanish there)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            utgu, vtgv = _mT(u) @ gu, _mT(v) @ gv
+            core = core + ((utgu - _mT(utgu)) / e) * s[..., None, :] + s[..., :, None] * ((vtgv - _mT(vtgv)) / e)
+            ga = u @ core @ vh
+            sinv = 1 / s
+            m, n = u.shape[-2], v.shape[-2]
+            if m > k:
+                ga = ga + (gu - u @ utgu) * sinv[..., None, :] @ vh
+            if n > k:
+                ga = ga + (u * sinv[..., None, :]) @ _mT(gv - v @ vtgv)
+        return ga
+
+
+def svd(A: Tensor, full_matrices=True, *, driver=None, out=None):
+    """``(U, S, Vh)`` with ``A = U diag(S) Vh`` (``torch.linalg.svd``); ``S`` descending. With
+    ``full_matrices`` U is ``(*, m, m)`` and Vh ``(*, n, n)``, else ``(*, m, k)`` and ``(*, k, n)``.
+    Losses that depend on the signs of the singular vectors have no well-defined gradient."""
+    _check(A, "linalg.svd")
+    return SVDResult(*LinalgSvdBackward0.apply(A, full=bool(full_matrices), vectors=True))
+
+
+def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
+    """The singular values of each matrix in ``A``, descending (``torch.linalg.svdvals``);
+    gradient ``U diag(g) Vh``."""
+    _check(A, "linalg.svdvals")
+    return LinalgSvdBackward0.apply(A, full=False, vectors=False)
+
+
+# ------------------------------------------------------------------------------------------------
+# pseudo-inverse, rank, least squares
+# ------------------------------------------------------------------------------------------------
+def _tolerances(a, atol, rtol, smax):
+    """PyTorch's cutoff ``max(atol, rtol * smax)``; rtol defaults to ``eps * max(m, n)`` when neither
+    tolerance is given, to 0 when only atol is."""
+    atol = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
+    if rtol is None:
+        rtol = np.finfo(a.dtype).eps * max(a.shape[-2:]) if np.all(np.asarray(atol) == 0) else 0.0
+    elif isinstance(rtol, Tensor):
+        rtol = rtol._data
+    return np.maximum(np.asarray(atol, a.dtype), np.asarray(rtol, a.dtype) * smax)
+
+
+class LinalgPinvBackward0(Op):
+    """``P = A^+``; for constant rank, ``dA = -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A)``."""
+
+    _saves = (0, "out")
+
+    def forward(self, a, atol, rtol, hermitian):
+        if hermitian:
+            w, v = np.linalg.eigh(a)
+            cut = _tolerances(a, atol, rtol, np.abs(w).max(-1, initial=0))[..., None]
+            winv = np.where(np.abs(w) > cut, 1 / np.where(w == 0, 1, w), 0).astype(a.dtype)
+            p = (v * winv[..., None, :]) @ _mT(v)
+        else:
+            u, s, vh = np.linalg.svd(a, full_matrices=False)
+            cut = _tolerances(a, atol, rtol, s.max(-1, initial=0))[..., None]
+            sinv = np.where(s > cut, 1 / np.where(s == 0, 1, s), 0).astype(a.dtype)
+            p = (_mT(vh) * sinv[..., None, :]) @ _mT(u)
+        self.saved = (a, p)
+        return p
+
+    def backward(self, g):
+        a, p = self.saved
+        pt, gt = _mT(p), _mT(g)
+        m, n = a.shape[-2:]
+        proj_rows = np.eye(m, dtype=a.dtype) - a @ p  # (m, m)
+        proj_cols = np.eye(n, dtype=a.dtype) - p @ a  # (n, n)
+        return -(pt @ g @ pt) + proj_rows @ gt @ p @ pt + pt @ p @ gt @ proj_cols
+
+
+def pinv(A: Tensor, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse ``(*, n, m)`` of ``A`` ``(*, m, n)`` (``torch.linalg.pinv``).
+
+    Singular values at or below ``max(atol, rtol * s_max)`` are treated as zero (``rcond`` is the old
+    name of ``rtol``); ``hermitian`` uses the symmetric eigendecomposition. Differentiable where the
+    rank does not change.
+    """
+    if not isinstance(A, Tensor) or A._data.ndim < 2 or A._data.dtype.kind not in "fc":
+        got = f"{_tname(A._data)}{{{list(A._data.shape)}}}" if isinstance(A, Tensor) else type(A).__name__
+        raise RuntimeError(f"linalg.pinv({got}): expected a tensor with 2 or more dimensions of float, double, "
+                           f"cfloat or cdouble types")
+    if rcond is not None:
+        rtol = rcond
+    if hermitian:
+        _check(A, "linalg.pinv", square=True)
+    return LinalgPinvBackward0.apply(A, atol=atol, rtol=rtol, hermitian=bool(hermitian))
+
+
+def matrix_rank(A: Tensor, tol=None, hermitian=False, *, atol=None, rtol=None, out=None) -> Tensor:
+    """Numerical rank of each matrix in ``A``: the number of singular values (|eigenvalues| if
+    ``hermitian``) above ``max(atol, rtol * s_max)`` (``torch.linalg.matrix_rank``); int64, no
+    gradient. ``tol`` is the old name of ``atol``."""
+    if isinstance(A, Tensor) and A._data.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    _check(A, "torch.linalg.matrix_rank", square=bool(hermitian))
+    if tol is not None:
+        atol = tol
+    a = A._data
+    s = np.abs(np.linalg.eigvalsh(a)) if hermitian else np.linalg.svd(a, compute_uv=False)
+    cut = _tolerances(a, atol, rtol, s.max(-1, initial=0))[..., None]
+    return _make(np.asarray(np.sum(s > cut, -1), np.int64))
+
+
+def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
+    """Least-squares solution of ``A X = B`` (``torch.linalg.lstsq``): ``(solution, residuals, rank,
+    singular_values)``. The solution is the minimum-norm one (``pinv(A) @ B``, as LAPACK's default
+    'gelsy' driver gives), differentiable; ``residuals`` (squared column norms of ``AX - B``) are filled
+    when m > n, every matrix has full rank and the driver is not 'gelsy'; ``singular_values`` only for
+    'gelsd'/'gelss'; ``rank`` for every driver but 'gels'."""
+    if driver is not None and driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    driver = driver or "gelsy"
+    _check(A, "torch.linalg.lstsq")
+    if not isinstance(B, Tensor) or B._data.dtype != A._data.dtype:
+        raise RuntimeError("torch.linalg.lstsq: Expected input and other to have the same dtype")
+    vec = B._data.ndim == A._data.ndim - 1
+    b = B.unsqueeze(-1) if vec else B
+    if b._data.shape[-2] != A._data.shape[-2]:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2). Got "
+                           f"{A._data.shape[-2]} and {b._data.shape[-2]}")
+    a = A._data
+    m, n = a.shape[-2:]
+    sol = _mm.matmul(pinv(A, rtol=rcond), b)
+    s = np.linalg.svd(a, compute_uv=False)
+    cut = _tolerances(a, None, rcond, s.max(-1, initial=0))[..., None]
+    rank = np.asarray(np.sum(s > cut, -1), np.int64)
+    empty = _make(np.zeros((0,), a.dtype))
+    residuals = empty
+    if driver != "gelsy" and m > n and np.all(rank == n):
+        r = _mm.matmul(A, sol) - b
+        residuals = (r * r).sum(-2)
+    svals = _make(s) if driver in ("gelsd", "gelss") else empty
+    rank_t = _make(rank) if driver != "gels" else _make(np.zeros((0,), np.int64))
+    return LstsqResult(sol.squeeze(-1) if vec else sol, residuals, rank_t, svals)
+
+
+# ------------------------------------------------------------------------------------------------
+# norms
+# ------------------------------------------------------------------------------------------------
+def _float_input(x, fn, dtype):
+    if dtype is not None:
+        x = cast(x, dtype)
+    if x._data.dtype.kind not in "fcV":
+        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {_tname(x._data)}")
+    return x
+
+
+def vector_norm(x: Tensor, ord=2, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:
+    """``(sum |x|^ord)^(1/ord)`` over ``dim`` (int, tuple, or None for all elements)
+    (``torch.linalg.vector_norm``); ``ord`` any number, with 0 (count of non-zeros) and +-inf (max/min
+    of |x|). ``dtype`` casts first. RuntimeError for integer input, TypeError for a string ``ord``."""
+    if isinstance(ord, str) or not isinstance(ord, (int, float, np.number)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
+    x = _float_input(x, "linalg.vector_norm", dtype)
+    if isinstance(dim, int):
+        dim = (dim,)
+    axes = dims_arg(dim, x._data.ndim) if x._data.ndim else None
+    return LinalgVectorNormBackward0.apply(x, ord=float(ord), axes=axes, keepdim=bool(keepdim))
+
+
+def _matrix_dims(A, dim, fn="linalg.matrix_norm"):
+    if not isinstance(dim, (tuple, list)) or len(dim) != 2:
+        got = " ".join(map(str, dim)) if isinstance(dim, (tuple, list)) else dim
+        raise RuntimeError(f"{fn}: dim must be a 2-tuple. Got {got}")
+    d0, d1 = wrap_dim(dim[0], A._data.ndim), wrap_dim(dim[1], A._data.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"{fn}: dims must be different. Got ({dim[0]}, {dim[1]})")
+    return d0, d1
+
+
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None) -> Tensor:
+    """A matrix norm over the two dims ``dim`` (``torch.linalg.matrix_norm``): ``ord`` 'fro', 'nuc',
+    inf/-inf (max/min absolute row sum), 1/-1 (max/min absolute column sum), 2/-2 (largest/smallest
+    singular value). All are differentiable. RuntimeError for fewer than 2 dims or another order."""
+    A = _float_input(A, "linalg.matrix_norm", dtype)
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    d0, d1 = _matrix_dims(A, dim)
+    if ord == "fro":
+        return LinalgVectorNormBackward0.apply(A, ord=2.0, axes=(d0, d1), keepdim=bool(keepdim))
+    if ord == "nuc":
+        return NuclearNormBackward0.apply(A, dims=(d0, d1), keepdim=bool(keepdim))
+    if isinstance(ord, str) or ord not in (1, -1, 2, -2, float("inf"), float("-inf")):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if abs(ord) == 2:
+        s = svdvals(A.movedim((d0, d1), (-2, -1)))
+        r = s.amax(-1) if ord > 0 else s.amin(-1)
+        return r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1)) if keepdim else r
+    sum_dim, red_dim = (d1, d0) if abs(ord) != 1 else (d0, d1)  # inf: row sums; 1: column sums
+    sums = A.abs().sum(sum_dim, keepdim=True)
+    r = sums.amax(red_dim, keepdim=True) if ord > 0 else sums.amin(red_dim, keepdim=True)
+    return r if keepdim else r.squeeze((d0, d1))
+
+
+def norm(A: Tensor, ord=None, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor:
+    """A vector or matrix norm (``torch.linalg.norm``): a string ``ord`` or a 2-tuple ``dim`` gives the
+    matrix norm, an int (or 1-tuple) ``dim`` the vector norm; with ``dim=None`` the matrix norm of a
+    2-D input when ``ord`` is given, else the 2-norm of all elements. RuntimeError when ``ord`` is
+    given without ``dim`` for an input that is not 1-D or 2-D."""
+    if dim is not None:
+        dim = (dim,) if isinstance(dim, int) else tuple(dim)
+    if ord is not None and dim is None:
+        if A.dim() not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                               f"{A.dim()}D.")
+        dim = tuple(range(A.dim()))
+    if isinstance(ord, str) or (dim is not None and len(dim) == 2):
+        return matrix_norm(A, "fro" if ord is None else ord, dim if dim is not None else (-2, -1), keepdim,
+                           dtype=dtype)
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+# ------------------------------------------------------------------------------------------------
+# products and powers
+# ------------------------------------------------------------------------------------------------
+class LinalgCrossBackward0(Op):
+    _saves = (0, 1)
+
+    def forward(self, a, b, dim):
+        self.dim, self.shapes = dim, (a.shape, b.shape)
+        self.saved = (a, b)
+        return np.cross(a, b, axis=dim)
+
+    def backward(self, g):
+        a, b = self.saved
+        ga = np.cross(b, g, axis=self.dim)  # d<g, a x b>/da = b x g
+        gb = np.cross(g, a, axis=self.dim)
+        return unbroadcast(ga, self.shapes[0]), unbroadcast(gb, self.shapes[1])
+
+
+def cross(input: Tensor, other: Tensor, *, dim=-1, out=None) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (``torch.linalg.cross``); other dims broadcast.
+    RuntimeError when the size along ``dim`` is not 3 or the shapes do not broadcast."""
+    a, b = input._data, other._data
+    if a.ndim != b.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    nd = a.ndim
+    d = wrap_dim(dim, nd) - nd  # counted from the end, where broadcasting aligns the dims
+    na, nb = (x.shape[d] if x.ndim >= -d else 1 for x in (a, b))
+    if na != 3 or nb != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {na} and {nb}")
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        sa, sb = (1,) * (nd - a.ndim) + a.shape, (1,) * (nd - b.ndim) + b.shape
+        i = next(i for i in range(nd) if sa[i] != sb[i] and 1 not in (sa[i], sb[i]))
+        raise RuntimeError(f"The size of tensor a ({sa[i]}) must match the size of tensor b ({sb[i]}) at "
+                           f"non-singleton dimension {i}") from None
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"linalg.cross: expected input and other to have the same dtype, but input has dtype "
+                           f"{input.dtype} and other has dtype {other.dtype}")
+    return LinalgCrossBackward0.apply(input, other, dim=d)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim=-1, out=None) -> Tensor:
+    """``sum(x * y, dim)`` with broadcasting (``torch.linalg.vecdot``; real inputs)."""
+    if x._data.dtype.kind == "c":
+        x = x.conj()
+    return (x * y).sum(dim)
+
+
+def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
+    """``A`` multiplied by itself ``n`` times (``torch.linalg.matrix_power``): the identity for
+    ``n = 0``, powers of the inverse for ``n < 0`` (LinAlgError if singular). Repeated squaring."""
+    a = A._data
+    if a.ndim < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    if n == 0:
+        return CopyBackwards.apply(A)
+    if n < 0:
+        _check(A, "linalg.inv", square=True)
+        A, n = inv(A), -n
+    result, base = None, A
+    while n:  # binary powering: O(log n) products
+        if n & 1:
+            result = base if result is None else _mm.matmul(result, base)
+        n >>= 1
+        if n:
+            base = _mm.matmul(base, base)
+    return result
+
+
+class CopyBackwards(Op):
+    """``A^0``: the identity in A's shape; its gradient is zero (PyTorch's CopyBackwards)."""
+
+    def forward(self, a):
+        return np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()
+
+    def backward(self, g):
+        return np.zeros_like(g)
+
+
+
+def multi_dot(tensors, *, out=None) -> Tensor:
+    """The product of a chain of matrices in the cheapest order (``torch.linalg.multi_dot``); the
+    first may be 1-D (a row) and the last 1-D (a column). RuntimeError for fewer than 2 tensors,
+    other dims, mixed dtypes or mismatched shapes."""
+    ts = list(tensors)
+    if len(ts) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
+    for i, t in enumerate(ts):
+        nd = t._data.ndim
+        if (i in (0, len(ts) - 1) and nd not in (1, 2)):
+            which = "first" if i == 0 else "last"
+            raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got {nd}D")
+        if 0 < i < len(ts) - 1 and nd != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {nd}D")
+        if t._data.dtype != ts[0]._data.dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{_mm._CNAME[str(ts[0]._data.dtype)]} and tensor {i} {_mm._CNAME[str(t._data.dtype)]}")
+    first_vec, last_vec = ts[0]._data.ndim == 1, ts[-1]._data.ndim == 1
+    mats = [ts[0].unsqueeze(0) if first_vec else ts[0]] + ts[1:-1] + [ts[-1].unsqueeze(-1) if last_vec else ts[-1]]
+    for i in range(len(mats) - 1):
+        if mats[i]._data.shape[1] != mats[i + 1]._data.shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {list(ts[i]._data.shape)} and "
+                               f"{list(ts[i + 1]._data.shape)} cannot be multiplied")
+    dims = [m._data.shape[0] for m in mats] + [mats[-1]._data.shape[1]]
+    result = _chain(mats, _chain_order(dims), 0, len(mats) - 1)
+    if first_vec:
+        result = result.squeeze(0)
+    if last_vec:
+        result = result.squeeze(-1)
+    return result
+
+
+def _chain_order(dims):
+    """The classic matrix-chain dynamic program: split[i][j] is where to cut the product i..j."""
+    n = len(dims) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = float("inf")
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def _chain(mats, split, i, j):
+    if i == j:
+        return mats[i]
+    k = split[i][j]
+    return _mm.matmul(_chain(mats, split, i, k), _chain(mats, split, k + 1, j))
+
+
+# torch.linalg re-exports these two
+matmul = _mm.matmul
+
+
+def diagonal(A: Tensor, *, offset=0, dim1=-2, dim2=-1) -> Tensor:
+    """``torch.linalg.diagonal``: the diagonal of each matrix (defaults to the last two dims)."""
+    from ._ops.rearrange import diagonal as _diagonal
+    return _diagonal(A, offset, dim1, dim2)

@@ -1,0 +1,45 @@
+"""In-place moment updates shared by the Adam-family optimizers written after ``adam.py``
+(``NAdam``, ``RAdam``, ``Adamax``), with PyTorch's arithmetic so the numbers agree step by step."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def lerp_(m: np.ndarray, d: np.ndarray, weight: float, w: np.ndarray) -> None:
+    """``m = lerp(m, d, weight)`` in PyTorch's two-sided form (accurate for weights near 1);
+    ``w`` is a scratch buffer shaped like ``m``."""
+    dt = m.dtype.type
+    weight = dt(weight)
+    np.subtract(d, m, out=w)
+    if abs(weight) < 0.5:
+        np.multiply(w, weight, out=w)
+        np.add(m, w, out=m)
+    else:
+        np.multiply(w, dt(1) - weight, out=w)
+        np.subtract(d, w, out=m)
+
+
+def square_avg_(v: np.ndarray, d: np.ndarray, beta2: float, w: np.ndarray) -> None:
+    """``v = beta2 * v + (1 - beta2) * d * d`` (PyTorch's ``mul_(beta2).addcmul_(d, d, 1 - beta2)``)."""
+    dt = v.dtype.type
+    np.multiply(v, dt(beta2), out=v)
+    np.multiply(d, dt(1 - beta2), out=w)
+    np.multiply(w, d, out=w)
+    np.add(v, w, out=v)
+
+
+def check_adam_args(lr, betas, eps, weight_decay) -> None:
+    """PyTorch's ValueErrors for the options every Adam variant shares."""
+    from .._tensor import Tensor
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
