@@ -16,7 +16,7 @@ CASES = {
     "NAdam": [dict(), dict(lr=0.01, weight_decay=0.1), dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
               dict(lr=0.02, betas=(0.5, 0.9), eps=1e-3, momentum_decay=0.1, maximize=True)],
     "RAdam": [dict(), dict(lr=0.01, weight_decay=0.1), dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
-              dict(lr=0.02, betas=(0.5, 0.6), eps=1e-3, maximize=True)],  # beta2=0.6: rectified from step 2
+              dict(lr=0.02, betas=(0.5, 0.9), eps=1e-3, maximize=True)],  # rho_t > 5 (rectified) from step 6 of 8
     "Adamax": [dict(), dict(lr=0.01, weight_decay=0.1), dict(lr=0.05, betas=(0.3, 0.5), eps=1e-3, maximize=True)],
 }
 ALL = [(name, i) for name, cases in CASES.items() for i in range(len(cases))]

@@ -262,8 +262,7 @@ class Tensor:
             return format(self.item(), spec)
         return format(str(self), spec)
 
-    def __hash__(self):
-        return id(self)
+    __hash__ = object.__hash__  # identity, as PyTorch; C-level so dicts and sets of tensors stay cheap
 
     def __repr__(self, *, tensor_contents=None):
         from ._tensor_str import tensor_repr

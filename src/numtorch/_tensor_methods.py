@@ -141,7 +141,7 @@ def _ne(self, other):
 
 Tensor.__eq__ = _eq
 Tensor.__ne__ = _ne
-Tensor.__hash__ = lambda self: id(self)  # defining __eq__ would otherwise drop hashing
+Tensor.__hash__ = object.__hash__  # identity hash in C (the engine hashes leaves in dicts); __eq__ would drop it
 
 # ---- random in-place samplers -------------------------------------------------------------------
 from . import random as _random  # noqa: E402

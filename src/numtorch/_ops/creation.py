@@ -55,6 +55,8 @@ def _to_array(data, npd):
         return np.array(data, dtype=npd)
     except ValueError as e:
         raise ValueError(_ragged(data) or str(e)) from None
+    except OverflowError:  # PyTorch's error type and words for e.g. tensor([-1], dtype=uint8)
+        raise RuntimeError(f"value cannot be converted to type {np.dtype(npd).name} without overflow") from None
 
 
 def _ragged(data, dim=0):

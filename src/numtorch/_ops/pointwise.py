@@ -964,6 +964,8 @@ def inplace(self: Tensor, result_fn, *args, **kwargs) -> Tensor:
     RuntimeError for a leaf (or a view of a leaf) that requires grad, and for a result dtype that
     cannot be cast to ``self``'s (e.g. float into an int tensor).
     """
+    if len(args) == 1 and not kwargs and result_fn in _FAST_INPLACE and _fast_inplace(self, result_fn, args[0]):
+        return self
     check_inplace(self)
     base = self._base
     if base is not None and base._rg and base.grad_fn is None and _State.enabled:
@@ -983,6 +985,38 @@ def inplace(self: Tensor, result_fn, *args, **kwargs) -> Tensor:
         if base is not None:
             rebase_view(self, res)
     return self
+
+
+def _fast_inplace(self, fn, other) -> bool:
+    """``self.add_(other)`` and friends outside autograd, as one ufunc writing into ``self``'s memory.
+
+    Taken only when nothing is recorded (grad mode off, or no operand requires grad), ``other`` is a
+    Python number or a tensor of ``self``'s dtype, and the result keeps ``self``'s dtype; returns
+    False (nothing written) otherwise, and the general path runs with its checks and messages.
+    """
+    if _State.enabled and (self._rg or isinstance(other, Tensor) and other._rg):
+        return False
+    d = self._data
+    k = d.dtype.kind
+    ts = type(other)
+    if ts is float or ts is int:
+        if not (k in "fc" or (ts is int and k in "iu" and fn is not div)):
+            return False
+    elif isinstance(other, Tensor):
+        if other._data.dtype != d.dtype or k not in "fciu" or (k in "iu" and fn is div):
+            return False
+        other = other._data
+    else:
+        return False
+    try:
+        _FAST_INPLACE[fn](d, other, out=d)
+    except ValueError:  # shapes that do not broadcast into self: the general path raises PyTorch's error
+        return False
+    self._vc[0] += 1
+    return True
+
+
+_FAST_INPLACE = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.true_divide}
 
 
 def _store(self, res):

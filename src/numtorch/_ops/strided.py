@@ -32,15 +32,17 @@ class UnfoldBackward0(Op):
     _view = True
 
     def forward(self, a, dim, size, step):
-        if a.ndim == 0:
-            a = a.reshape(1)
         self.shape, self.dim, self.size, self.step = a.shape, dim, size, step
+        if a.ndim == 0:  # PyTorch: a 0-d input gives the 1-d "window" of its one element (or none)
+            return a.reshape(1)[:size]
         n = (a.shape[dim] - size) // step + 1
         shape = a.shape[:dim] + (n,) + a.shape[dim + 1:] + (size,)
         strides = a.strides[:dim] + (a.strides[dim] * step,) + a.strides[dim + 1:] + (a.strides[dim],)
         return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
 
     def backward(self, g):
+        if not self.shape:
+            return g.sum().reshape(())
         out = np.zeros(self.shape, g.dtype)
         n, d = g.shape[self.dim], self.dim
         gm = np.moveaxis(g, -1, 0)  # (size, ..., n, ...): offset j of every window at once
