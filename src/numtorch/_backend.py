@@ -6,9 +6,38 @@ to CuPy arrays through ``__array_function__``; creation functions do not, hence 
 """
 from __future__ import annotations
 
+import os
+import sys
+
 import numpy as np
 
 xp = np  # the array module for CPU tensors
+
+
+def _tune_malloc() -> None:
+    """Let glibc keep freed multi-MB blocks for reuse instead of handing them back to the OS.
+
+    Every training step allocates and frees the same large temporaries (im2col columns, activations,
+    their gradients). With glibc's defaults such blocks are mmap'ed and unmapped (or trimmed from the
+    heap top) each time, so each reuse page-faults its memory back in: measured about 1.4x on the
+    small CNN benchmark step. Blocks up to 32 MiB now come from the heap, and up to 128 MiB of free heap
+    top is kept. Set ``NUMTORCH_MALLOC_TUNING=0`` to keep the C library's defaults; glibc's own
+    ``MALLOC_MMAP_THRESHOLD_``/``MALLOC_TRIM_THRESHOLD_`` variables, when set, are respected.
+    """
+    if os.environ.get("NUMTORCH_MALLOC_TUNING", "1") == "0" or not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):  # not glibc (e.g. musl): nothing to tune
+        return
+    if "MALLOC_MMAP_THRESHOLD_" not in os.environ:
+        mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD (fixed value; glibc's maximum on 64-bit)
+    if "MALLOC_TRIM_THRESHOLD_" not in os.environ:
+        mallopt(-1, 128 << 20)  # M_TRIM_THRESHOLD
+
+
+_tune_malloc()
 
 
 def empty(shape, dtype):

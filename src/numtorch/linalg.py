@@ -216,7 +216,7 @@ class LinalgSolveExBackward0(Op):
 
     _saves = (0, "out")
 
-    def forward(self, a, b, vec, batched):
+    def forward(self, a, b, vec):
         self.ashape, self.bshape, self.vec = a.shape, b.shape, vec
         bb = b[..., None] if vec else b
         try:
@@ -258,12 +258,12 @@ def solve(A: Tensor, B: Tensor, *, left=True, out=None) -> Tensor:
             shp = f"{b.shape[-1]}x1" if vec or b.ndim == 1 else f"{b.shape[-2]}x{b.shape[-1]}"
             raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                                f"({n}x{n} and {shp})")
-        return LinalgSolveExBackward0.apply(A, B, vec=vec, batched=a.ndim > 2)
+        return LinalgSolveExBackward0.apply(A, B, vec=vec)
     if b.ndim < 2 or b.shape[-1] != n:
         shp = f"{b.shape[-1]}x1" if b.ndim == 1 else f"{b.shape[-2]}x{b.shape[-1]}"
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation XA = B ({n}x{n} and "
                            f"{shp})")
-    return LinalgSolveExBackward0.apply(A.mT, B.mT, vec=False, batched=a.ndim > 2).mT
+    return LinalgSolveExBackward0.apply(A.mT, B.mT, vec=False).mT
 
 
 # ------------------------------------------------------------------------------------------------
@@ -378,7 +378,7 @@ def qr(A: Tensor, mode="reduced", *, out=None):
 # ------------------------------------------------------------------------------------------------
 # symmetric eigendecomposition, SVD
 # ------------------------------------------------------------------------------------------------
-def _uplo(UPLO, fn="linalg.eigh"):
+def _uplo(UPLO):
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     return UPLO
@@ -423,7 +423,7 @@ def eigvalsh(A: Tensor, UPLO="L", *, out=None) -> Tensor:
     """Eigenvalues (ascending) of each symmetric matrix in ``A`` (``torch.linalg.eigvalsh``);
     gradient ``V diag(g) V^T``."""
     _check(A, "linalg.eigvalsh", square=True)
-    return LinalgEighBackward0.apply(A, uplo=_uplo(UPLO, "linalg.eigvalsh"), vectors=False)
+    return LinalgEighBackward0.apply(A, uplo=_uplo(UPLO), vectors=False)
 
 
 class LinalgSvdBackward0(Op):

@@ -52,7 +52,13 @@ def _scatter_planes(g, flat, plane_shape, unique):
 
 
 class _MaxPool(Op):
-    """Max pooling over the trailing ``len(kernel_size)`` dims; outputs (values[, flat per-plane indices])."""
+    """Max pooling over the trailing ``len(kernel_size)`` dims; outputs (values[, flat per-plane indices]).
+
+    One pass per kernel offset over strided views of the padded input (no window copy): a running
+    maximum and the offset it came from, updated where a later offset is larger or NaN, so ties keep
+    the first offset in window order and NaN propagates, as PyTorch's kernel does. Backward writes
+    each offset's share of the gradient back through the same views.
+    """
 
     _nondiff_outputs = (1,)
 
@@ -62,26 +68,50 @@ class _MaxPool(Op):
         xb = x[None] if self.unbatched else x
         sp = xb.shape[2:]
         pads = _pool_pads(sp, kernel_size, stride, padding, dilation, out_sp)
-        win = _windows(_pad_const(xb, pads, _lowest(x.dtype)), kernel_size, stride, dilation)
-        win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_sp)]
-        cols = win.reshape(win.shape[:2 + nd] + (-1,))  # one copy: (N, C, *out, prod(k))
-        karg = cols.argmax(axis=-1)
-        out = np.take_along_axis(cols, karg[..., None], axis=-1)[..., 0]
-        # flat index in the unpadded plane; clamped for windows whose max is in the padding (all -inf)
+        xp = _pad_const(xb, pads, _lowest(x.dtype))
+        offsets = list(np.ndindex(*kernel_size))
+        best = xp[_offset_slices(offsets[0], stride, dilation, out_sp)].copy()
+        karg = np.zeros(best.shape, np.uint8 if len(offsets) < 256 else np.int32)
+        isfloat = x.dtype.kind in "fcV"
+        for i, k in enumerate(offsets[1:], 1):
+            v = xp[_offset_slices(k, stride, dilation, out_sp)]
+            upd = v > best
+            if isfloat:
+                upd |= v != v  # NaN wins, as in PyTorch
+            np.copyto(best, v, where=upd)
+            karg[upd] = i
+        self.conf = (xp.shape, kernel_size, stride, dilation, out_sp, offsets)
+        self.unique = all(st >= (k - 1) * d + 1 for st, k, d in zip(stride, kernel_size, dilation))
+        self.padded = any(lo or hi for lo, hi in pads)
+        out = best[0] if self.unbatched else best
+        if not (return_indices or self.padded):
+            self.saved = karg
+            return out
+        # flat index in the unpadded plane; clamped for windows whose max is in the padding (all -inf):
+        # PyTorch then points at the window's first element inside the input, as the clamp does
         flat = np.zeros(karg.shape, np.int64)
         for i, ki in enumerate(np.unravel_index(karg, kernel_size)):
             pos = np.arange(out_sp[i]).reshape((-1,) + (1,) * (nd - 1 - i)) * stride[i] - padding[i]
             flat = flat * sp[i] + np.clip(pos + ki * dilation[i], 0, sp[i] - 1)
-        self.saved = flat
-        self.sp = sp
-        self.unique = all(st >= (k - 1) * d + 1 for st, k, d in zip(stride, kernel_size, dilation))
-        if self.unbatched:
-            out, flat = out[0], flat[0]
-        return (out, flat) if return_indices else out
+        self.saved, self.sp = (flat if self.padded else karg), sp
+        if not return_indices:
+            return out
+        return out, (flat[0] if self.unbatched else flat)
 
     def backward(self, g, *_):
         g = g[None] if self.unbatched else g
-        gx = _scatter_planes(g, self.saved, self.sp, self.unique)
+        if self.padded:  # scatter through the (clamped) flat indices
+            gx = _scatter_planes(g, self.saved, self.sp, self.unique)
+            return gx[0] if self.unbatched else gx
+        shape, ksize, stride, dil, out_sp, offsets = self.conf
+        karg = self.saved
+        gx = np.zeros(shape, g.dtype)
+        for i, k in enumerate(offsets):
+            dst = gx[_offset_slices(k, stride, dil, out_sp)]
+            if self.unique:  # windows do not overlap: each input element receives from one output
+                np.copyto(dst, g, where=karg == i)
+            else:
+                np.add(dst, g, out=dst, where=karg == i)
         return gx[0] if self.unbatched else gx
 
 

@@ -113,7 +113,7 @@ def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
     reaching past the end of the storage."""
     size, stride = _ints((size,), "as_strided"), _ints((stride,), "as_strided", "stride")
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     offset = input.storage_offset() if storage_offset is None else operator.index(storage_offset)
     if min(size + stride + (offset,)) < 0:
         raise RuntimeError(f"as_strided: Negative strides, sizes or storage offset are not supported, got size "

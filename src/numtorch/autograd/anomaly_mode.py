@@ -5,7 +5,6 @@ query it; the engine does not (yet) add forward tracebacks or NaN checks to back
 """
 from __future__ import annotations
 
-import functools
 import warnings
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
@@ -29,7 +28,7 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
 
 
 class detect_anomaly:
-    """Context manager (or decorator) that turns anomaly detection on inside it
+    """Context manager that turns anomaly detection on inside it
     (``torch.autograd.detect_anomaly``); warns, as PyTorch does, that it is a debugging mode."""
 
     def __init__(self, check_nan=True) -> None:
@@ -43,13 +42,6 @@ class detect_anomaly:
 
     def __exit__(self, *args) -> None:
         set_anomaly_enabled(self.prev, self.prev_check_nan)
-
-    def __call__(self, fn):
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.__class__(self.check_nan):
-                return fn(*args, **kwargs)
-        return wrapper
 
 
 class set_detect_anomaly:
