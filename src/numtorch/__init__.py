@@ -64,11 +64,12 @@ from .serialization import load, save
 from . import nn, optim, utils
 from . import linalg  # torch.linalg (the matmul family is _ops/linalg.py)
 from . import accelerator, amp, backends, cuda, distributed
+from . import jit, multiprocessing, onnx, version  # noqa: E402  (compat: torch.jit/.multiprocessing/.onnx/.version)
 from .amp import autocast
 
 
-def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
-            disable=False):
+def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, name=None,
+            disable=False, recompile_limit=None, isolate_recompiles=False, shapes_spec=None):
     """``torch.compile``: returns ``model`` unchanged (numtorch has no compiler); usable as a decorator."""
     if model is None:
         return lambda m: m

@@ -191,7 +191,7 @@ class Tensor:
     @data.setter
     def data(self, value):
         if not isinstance(value, Tensor):
-            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data = value._data
 
     @property
@@ -258,9 +258,11 @@ class Tensor:
         return int(self._data.reshape(()))
 
     def __format__(self, spec):
-        if self._data.ndim == 0 or (self._data.size == 1 and spec):
+        if self._data.ndim == 0:
             return format(self.item(), spec)
-        return format(str(self), spec)
+        if spec:  # as PyTorch (object.__format__): only 0-d tensors take a format spec
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
 
     __hash__ = object.__hash__  # identity, as PyTorch; C-level so dicts and sets of tensors stay cheap
 

@@ -177,6 +177,9 @@ def multinomial(input: Tensor, num_samples: int, replacement=False, *, generator
     ``(N, num_samples)``. RuntimeError for negative, non-finite or all-zero weights, or for more
     samples than categories without replacement (zero-weight categories are drawn last).
     """
+    if input._data.dtype.kind not in "fc" and input.dtype.name != "bfloat16":
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{input.type().split('.')[-1][:-len('Tensor')]}")
     w = input._data.astype(np.float64)
     if w.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -196,8 +199,11 @@ def multinomial(input: Tensor, num_samples: int, replacement=False, *, generator
         cdf = np.cumsum(p, -1)
         cdf[:, -1] = 1.0
         u = rng.random((rows.shape[0], num_samples))
-        out = np.stack([np.searchsorted(c, uu, side="right") for c, uu in zip(cdf, u)])
-        out = np.minimum(out, rows.shape[1] - 1)
+        # one searchsorted for all rows: row i's cdf is shifted by i, so rows never overlap
+        n, c = cdf.shape
+        shift = np.arange(n, dtype=np.float64)[:, None]
+        out = np.searchsorted((cdf + shift).ravel(), (u + shift).ravel(), side="right").reshape(n, -1)
+        out = np.minimum(out - shift.astype(np.int64) * c, c - 1)
     else:
         # Gumbel top-k: exact sampling without replacement, vectorized over rows
         with np.errstate(divide="ignore"):

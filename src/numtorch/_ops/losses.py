@@ -12,7 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import unbroadcast
+from ._util import sum_lastdim, unbroadcast
 
 __all__ = ["binary_cross_entropy_with_logits", "kl_div"]
 
@@ -302,9 +302,9 @@ class CrossEntropyLossBackward0(Op):
         valid = t != ignore_index
         all_valid = bool(valid.all())
         ts = t if all_valid else np.where(valid, t, 0)
-        sh = x2 - x2.max(1, keepdims=True)
+        sh = x2 - np.maximum.reduce(x2, axis=1, keepdims=True)
         p = np.exp(sh)
-        s = p.sum(1, keepdims=True)
+        s = sum_lastdim(p)
         lse = np.log(s)
         rows = np.arange(m)
         loss = lse[:, 0] - sh[rows, ts]

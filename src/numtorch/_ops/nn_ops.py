@@ -15,7 +15,7 @@ import numpy as np
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ..autograd.grad_mode import _State, no_grad
-from ._util import bump, erf_np, unbroadcast, wrap_dim
+from ._util import bump, erf_np, sum_lastdim, unbroadcast, wrap_dim
 
 __all__ = ["softmax", "log_softmax", "dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout",
            "embedding", "prelu", "selu", "celu", "threshold", "hardshrink", "bilinear"]
@@ -361,16 +361,20 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 # ================================================================================================
 # softmax family
 # ================================================================================================
+def _sum(x, axis):
+    return sum_lastdim(x) if axis == x.ndim - 1 else np.add.reduce(x, axis=axis, keepdims=True)
+
+
 def _softmax_np(x, axis):
-    out = x - x.max(axis, keepdims=True)
+    out = x - np.maximum.reduce(x, axis=axis, keepdims=True)
     np.exp(out, out=out)
-    out /= out.sum(axis, keepdims=True)
+    out /= _sum(out, axis)
     return out
 
 
 def _log_softmax_np(x, axis):
-    out = x - x.max(axis, keepdims=True)
-    out -= np.log(np.exp(out).sum(axis, keepdims=True))
+    out = x - np.maximum.reduce(x, axis=axis, keepdims=True)
+    out -= np.log(_sum(np.exp(out), axis))
     return out
 
 
@@ -393,7 +397,7 @@ class SoftmaxBackward0(Op):
         if y.ndim == 0:
             return g * 0
         gy = g * y
-        gy -= y * gy.sum(self.dim, keepdims=True)
+        gy -= y * _sum(gy, self.dim)
         return gy
 
 
@@ -415,7 +419,7 @@ class LogSoftmaxBackward0(Op):
         y = self.saved
         if y.ndim == 0:
             return g - np.exp(y) * g
-        return g - np.exp(y) * g.sum(self.dim, keepdims=True)
+        return g - np.exp(y) * _sum(g, self.dim)
 
 
 def _softmax_prep(input, dim, dtype, kernel):

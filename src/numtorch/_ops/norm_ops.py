@@ -7,6 +7,8 @@ Public functional forms with PyTorch's checks are in ``numtorch/nn/functional.py
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -32,9 +34,11 @@ __all__ = ["layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm"
 def _row_normalize(x2, eps):
     """``(xhat, rstd)`` for each row of ``x2``: ``xhat = (x - mean) * rstd`` (biased variance)."""
     k = x2.shape[1]
-    xhat = x2 - x2.mean(1, keepdims=True)
-    var = np.einsum("ij,ij->i", xhat, xhat) / k
-    rstd = (1 / np.sqrt(var + eps)).astype(x2.dtype, copy=False)[:, None]
+    xhat = x2 - np.divide(np.add.reduce(x2, axis=1, keepdims=True), k)  # x2.mean(1) without its wrapper
+    var = np.divide(np.einsum("ij,ij->i", xhat, xhat), k)
+    var += eps
+    rstd = np.sqrt(var, out=var)
+    rstd = np.divide(1, rstd, out=rstd).astype(x2.dtype, copy=False)[:, None]
     xhat *= rstd
     return xhat, rstd
 
@@ -57,7 +61,7 @@ class NativeLayerNormBackward0(Op):
 
     def forward(self, x, w, b, k, eps):
         shape = x.shape
-        n = int(np.prod(shape[len(shape) - k:])) if k else 1
+        n = math.prod(shape[len(shape) - k:]) if k else 1
         xhat, rstd = _row_normalize(x.reshape(-1, n), eps)
         self.saved = (xhat, rstd, None if w is None else w.reshape(-1))
         self.shape, self.wshape = shape, None if w is None else w.shape

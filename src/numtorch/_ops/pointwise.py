@@ -599,7 +599,8 @@ class ReluBackward0(Op):
     _saves = ("out",)
 
     def forward(self, a):
-        out = np.maximum(a, 0)
+        # clip to [0, inf] is NaN-propagating like maximum(a, 0) but several times faster in NumPy
+        out = np.clip(a, 0, np.inf) if a.dtype.kind == "f" else np.maximum(a, 0)
         self.saved = out
         return out
 

@@ -54,10 +54,11 @@ def _scatter_planes(g, flat, plane_shape, unique):
 class _MaxPool(Op):
     """Max pooling over the trailing ``len(kernel_size)`` dims; outputs (values[, flat per-plane indices]).
 
-    One pass per kernel offset over strided views of the padded input (no window copy): a running
-    maximum and the offset it came from, updated where a later offset is larger or NaN, so ties keep
-    the first offset in window order and NaN propagates, as PyTorch's kernel does. Backward writes
-    each offset's share of the gradient back through the same views.
+    The kernel windows are copied once, kernel offset first, to ``(prod(k), N, C, *out)``; then one
+    contiguous pass per offset keeps a running maximum and the offset it came from, replaced where a
+    later offset is larger or NaN, so ties keep the first offset in window order and NaN propagates,
+    as PyTorch's kernel does. Without padding the backward writes each offset's share of the
+    gradient through strided views; with padding it scatters through the flat indices.
     """
 
     _nondiff_outputs = (1,)
@@ -68,19 +69,24 @@ class _MaxPool(Op):
         xb = x[None] if self.unbatched else x
         sp = xb.shape[2:]
         pads = _pool_pads(sp, kernel_size, stride, padding, dilation, out_sp)
-        xp = _pad_const(xb, pads, _lowest(x.dtype))
-        offsets = list(np.ndindex(*kernel_size))
-        best = xp[_offset_slices(offsets[0], stride, dilation, out_sp)].copy()
-        karg = np.zeros(best.shape, np.uint8 if len(offsets) < 256 else np.int32)
+        win = _windows(_pad_const(xb, pads, _lowest(x.dtype)), kernel_size, stride, dilation)
+        win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_sp)]
+        kk = math.prod(kernel_size)
+        cols = np.ascontiguousarray(win.transpose(tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2 + nd))))
+        cols = cols.reshape((kk,) + win.shape[:2 + nd])  # one copy: (prod(k), N, C, *out)
+        best = cols[0].copy()
+        karg = np.zeros(best.shape, np.uint8 if kk < 256 else np.int32)
         isfloat = x.dtype.kind in "fcV"
-        for i, k in enumerate(offsets[1:], 1):
-            v = xp[_offset_slices(k, stride, dilation, out_sp)]
+        for i in range(1, kk):
+            v = cols[i]
             upd = v > best
             if isfloat:
-                upd |= v != v  # NaN wins, as in PyTorch
-            np.copyto(best, v, where=upd)
-            karg[upd] = i
-        self.conf = (xp.shape, kernel_size, stride, dilation, out_sp, offsets)
+                upd |= np.isnan(v)  # NaN wins, as in PyTorch
+            np.maximum(best, v, out=best)
+            # karg = i where upd: integer arithmetic is much faster than a masked write
+            karg += upd.view(np.uint8).astype(karg.dtype, copy=False) * (karg.dtype.type(i) - karg)
+        del cols
+        self.conf = (xb.shape, kernel_size, stride, dilation, out_sp)
         self.unique = all(st >= (k - 1) * d + 1 for st, k, d in zip(stride, kernel_size, dilation))
         self.padded = any(lo or hi for lo, hi in pads)
         out = best[0] if self.unbatched else best
@@ -100,19 +106,29 @@ class _MaxPool(Op):
 
     def backward(self, g, *_):
         g = g[None] if self.unbatched else g
-        if self.padded:  # scatter through the (clamped) flat indices
-            gx = _scatter_planes(g, self.saved, self.sp, self.unique)
+        if self.padded or np.isnan(g).any():  # scatter through the flat indices (NaN stays where it belongs)
+            flat = self.saved if self.padded else self._flat()
+            gx = _scatter_planes(g, flat, self.sp if self.padded else self.conf[0][2:], self.unique)
             return gx[0] if self.unbatched else gx
-        shape, ksize, stride, dil, out_sp, offsets = self.conf
+        shape, ksize, stride, dil, out_sp = self.conf
         karg = self.saved
         gx = np.zeros(shape, g.dtype)
-        for i, k in enumerate(offsets):
+        for i, k in enumerate(np.ndindex(*ksize)):
             dst = gx[_offset_slices(k, stride, dil, out_sp)]
             if self.unique:  # windows do not overlap: each input element receives from one output
-                np.copyto(dst, g, where=karg == i)
+                np.multiply(g, karg == i, out=dst)
             else:
-                np.add(dst, g, out=dst, where=karg == i)
+                dst += g * (karg == i)
         return gx[0] if self.unbatched else gx
+
+    def _flat(self):
+        """Flat per-plane indices from the saved window offsets (unpadded case)."""
+        shape, ksize, stride, dil, out_sp = self.conf
+        flat = np.zeros(self.saved.shape, np.int64)
+        for i, ki in enumerate(np.unravel_index(self.saved, ksize)):
+            pos = np.arange(out_sp[i]).reshape((-1,) + (1,) * (len(ksize) - 1 - i)) * stride[i]
+            flat = flat * shape[2 + i] + pos + ki * dil[i]
+        return flat
 
 
 class MaxPool1DWithIndicesBackward0(_MaxPool):

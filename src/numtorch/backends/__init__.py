@@ -1,17 +1,11 @@
-"""``numtorch.backends`` (mirrors ``torch.backends``): settable flags that programs set; they change nothing."""
+"""``numtorch.backends`` (mirrors ``torch.backends``): the flags and probes programs set and query.
+
+One submodule per backend, as in PyTorch, so ``import torch.backends.cudnn as cudnn`` works.
+numtorch computes with NumPy on the CPU; the flags are remembered and read back but change nothing,
+and every ``is_available()`` is False.
+"""
 from __future__ import annotations
 
-import types
+from . import cpu, cuda, cudnn, mkldnn, mps, openmp
 
-__all__ = ["cuda", "cudnn", "mps", "mkldnn", "openmp"]
-
-cuda = types.SimpleNamespace(
-    matmul=types.SimpleNamespace(allow_tf32=False, allow_fp16_reduced_precision_reduction=True,
-                                 allow_bf16_reduced_precision_reduction=True),
-    is_built=lambda: False, flash_sdp_enabled=lambda: False, enable_flash_sdp=lambda enabled: None,
-    enable_mem_efficient_sdp=lambda enabled: None, enable_math_sdp=lambda enabled: None)
-cudnn = types.SimpleNamespace(allow_tf32=True, benchmark=False, deterministic=False, enabled=True,
-                              is_available=lambda: False, version=lambda: None)
-mps = types.SimpleNamespace(is_available=lambda: False, is_built=lambda: False)
-mkldnn = types.SimpleNamespace(is_available=lambda: False, enabled=False)
-openmp = types.SimpleNamespace(is_available=lambda: False)
+__all__ = ["cpu", "cuda", "cudnn", "mkldnn", "mps", "openmp"]

@@ -7,3 +7,6 @@ from .parameter import Buffer, Parameter
 # ---- layers: from .modules import * (owner: layers) ----
 from .modules import *  # noqa: E402,F401,F403
 from . import functional, init, utils  # noqa: E402
+# ---- data-parallel wrappers (owner: compat) ----
+from . import parallel  # noqa: E402
+from .parallel import DataParallel  # noqa: E402,F401

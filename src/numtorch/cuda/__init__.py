@@ -5,7 +5,7 @@ are accepted (and do nothing), and calls that need a GPU raise RuntimeError.
 """
 from __future__ import annotations
 
-from . import amp as _amp
+from . import amp
 
 __all__ = ["is_available", "device_count", "manual_seed", "manual_seed_all", "synchronize", "empty_cache",
            "is_bf16_supported", "current_device", "get_device_name", "amp"]
@@ -49,13 +49,3 @@ def _no_gpu(*args, **kwargs):
 
 current_device = get_device_name = get_device_properties = set_device = memory_allocated = _no_gpu
 max_memory_allocated = reset_peak_memory_stats = _no_gpu
-
-
-class amp:  # noqa: N801 - torch.cuda.amp namespace
-    """``torch.cuda.amp`` (deprecated in PyTorch): ``autocast`` and ``GradScaler`` aliases."""
-
-    GradScaler = _amp.GradScaler
-
-    class autocast(_amp.autocast):
-        def __init__(self, enabled=True, dtype=None, cache_enabled=True):
-            super().__init__("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)

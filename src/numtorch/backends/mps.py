@@ -1,0 +1,12 @@
+"""``numtorch.backends.mps`` (mirrors ``torch.backends.mps``): no Apple GPU backend."""
+from __future__ import annotations
+
+__all__ = ["is_available", "is_built"]
+
+
+def is_available() -> bool:
+    return False
+
+
+def is_built() -> bool:
+    return False
