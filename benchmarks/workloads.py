@@ -3,17 +3,63 @@
 Each ``make_*`` takes the framework module (``numtorch`` or ``torch``) and a NumPy RNG-derived data
 dict, and returns a zero-argument ``step()`` that runs one unit of work (a training step: forward,
 loss, ``zero_grad``, backward, optimizer step). Weights are created by the framework, then made
-identical across frameworks through ``state_dict`` (see ``sync_weights``) so both compute the same.
+identical across frameworks through ``state_dict`` (``state_arrays`` / ``load_arrays``, or
+``sync_weights`` in one process) so both compute the same. ``make_step`` builds any workload by name.
 """
 from __future__ import annotations
 
 import numpy as np
 
 
+def state_arrays(model) -> dict:
+    """A model's ``state_dict`` as NumPy arrays (framework-neutral)."""
+    return {k: np.array(v.detach().cpu().numpy(), copy=True) for k, v in model.state_dict().items()}
+
+
+def load_arrays(model, arrays, torch):
+    """Load ``state_arrays`` output into ``model`` of framework ``torch``."""
+    model.load_state_dict({k: torch.tensor(np.asarray(v)) for k, v in arrays.items()})
+
+
 def sync_weights(src_model, dst_model, dst_torch):
     """Copy ``src_model``'s weights into ``dst_model`` through NumPy (framework-neutral)."""
-    sd = {k: dst_torch.tensor(np.array(v.detach().cpu().numpy(), copy=True)) for k, v in src_model.state_dict().items()}
-    dst_model.load_state_dict(sd)
+    load_arrays(dst_model, state_arrays(src_model), dst_torch)
+
+
+def make_step(torch, name, data=None, weights=None):
+    """``(step, weights)`` for the workload ``name`` on framework ``torch``.
+
+    ``weights``: ``state_arrays`` of the model to start from (another framework's initial weights);
+    the returned ``weights`` are the model's initial ones (None for workloads without a model).
+    Names: op_overhead, makemore_mlp, mnist_mlp, small_cnn, gpt_tiny, gpt_inference_b1,
+    gpt_inference_b12, matmul (1024^3 GEMM), matmul_numpy (the same GEMM in raw NumPy).
+    """
+    data = make_data() if data is None else data
+    if name == "op_overhead":
+        return make_op_overhead(torch, data), None
+    if name in ("matmul", "matmul_numpy"):
+        rng = np.random.default_rng(0)
+        a, b = (rng.standard_normal((MATMUL_N, MATMUL_N), dtype=np.float32) for _ in range(2))
+        if name == "matmul_numpy":
+            return (lambda: a @ b), None
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        return (lambda: ta @ tb), None
+    if name.startswith("gpt_inference_b"):
+        model = build_gpt(torch)
+        make = lambda fw, d, m: make_gpt_inference(fw, d, m, int(name[len("gpt_inference_b"):]))  # noqa: E731
+    else:
+        build, make = {"makemore_mlp": (build_makemore, make_makemore_mlp),
+                       "mnist_mlp": (build_mnist_mlp, make_mnist_mlp),
+                       "small_cnn": (build_small_cnn, make_small_cnn),
+                       "gpt_tiny": (build_gpt, make_gpt_tiny)}[name]
+        model = build(torch)
+    if weights is not None:
+        load_arrays(model, weights, torch)
+    initial = state_arrays(model)
+    return make(torch, data, model), initial
+
+
+MATMUL_N = 1024
 
 
 # ---- 1. op_overhead -----------------------------------------------------------------------------

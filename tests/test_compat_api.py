@@ -7,7 +7,6 @@ distributed/jit probes that CPU programs call.
 import inspect
 import operator
 import time
-import warnings
 
 import numpy as np
 import pytest

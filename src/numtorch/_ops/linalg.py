@@ -197,7 +197,7 @@ def _batch_checks(a, b):
         raise RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}")
     ba, bb = a.shape[:-2], b.shape[:-2]
     try:
-        batch = np.broadcast_shapes(ba, bb)
+        batch = ba if ba == bb else np.broadcast_shapes(ba, bb)
     except ValueError:
         n = max(len(ba), len(bb))
         sa, sb = (1,) * (n - len(ba)) + ba, (1,) * (n - len(bb)) + bb

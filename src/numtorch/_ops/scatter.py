@@ -63,6 +63,8 @@ def _wrap_neg(arr, n):
 
 def _bcast(sa, sb):
     """The broadcast of two shapes; RuntimeError in PyTorch's words naming the clashing dim."""
+    if sa == sb:
+        return sa
     try:
         return np.broadcast_shapes(sa, sb)
     except ValueError:
