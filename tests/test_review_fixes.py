@@ -72,3 +72,47 @@ def test_clamp_keeps_16_bit_dtype(T):
     for d in (T.bfloat16, T.float16):
         assert T.randn(3).to(d).clamp(-1, 1).dtype == d
         assert T.randn(3).to(d).clip(min=0.5).dtype == d
+
+
+def test_small_int_scalars_wrap_like_torch():
+    for op in (lambda t: t + 300, lambda t: t - 1, lambda t: t * 300, lambda t: 300 + t):
+        for d in ("uint8", "int8", "int16"):
+            a = op(nt.tensor([1, 0, 7], dtype=getattr(nt, d)))
+            b = op(ref.tensor([1, 0, 7], dtype=getattr(ref, d)))
+            assert str(a.dtype) == str(b.dtype) and a.tolist() == b.tolist()
+
+
+def test_non_tensor_inputs_raise_type_error_like_torch(T):
+    with pytest.raises(TypeError, match="must be Tensor"):
+        T.exp(np.ones(2))
+    with pytest.raises(TypeError, match="must be Tensor"):
+        T.sum([1.0, 2.0])
+    with pytest.raises(TypeError):
+        T.ones(2) + [1.0, 2.0]
+    assert str((T.ones(2) + np.ones(2)).dtype) == "torch.float64"  # NumPy arrays are converted
+    assert T.add(2, T.ones(2)).tolist() == [3.0, 3.0]  # a number as input is wrapped, as PyTorch does
+
+
+def test_error_types_match_torch(T):
+    with pytest.raises(RuntimeError, match="single memory location"):
+        T.ones(1, 3).expand(2, 3).add_(1)
+    with pytest.raises(RuntimeError, match="negative integer powers"):
+        T.tensor([2]) ** -1
+    with pytest.raises(TypeError):
+        ~T.tensor([1.0])
+    with pytest.raises(ValueError, match="negative"):
+        T.from_numpy(np.arange(4.0)[::-1])
+
+
+def test_numpy_floating_point_warnings_stay_silent(recwarn):
+    import warnings
+    warnings.simplefilter("always")
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"numtorch(\.|$)")  # as numtorch installs it
+    assert np.isnan(nt.tensor([-1.0]).sqrt().item()) and nt.tensor([0.0]).log().item() == float("-inf")
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_version_reads_as_a_modern_torch():
+    from packaging.version import Version
+    assert Version(nt.__version__) >= Version("2.0") and "numtorch" in nt.__version__
+    assert nt.version.cuda is None

@@ -6,7 +6,13 @@
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from .version import __version__  # "2.13.0+numtorch.0.1.0": see version.py
+
+import warnings as _warnings
+
+# NumPy's floating-point RuntimeWarnings (log(0), sqrt(-1), overflow) raised inside numtorch's kernels:
+# PyTorch returns inf/nan silently, and so does numtorch. Only warnings from numtorch's own modules.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"numtorch(\.|$)")
 
 from . import _dtype
 from ._device import device
@@ -27,6 +33,13 @@ from ._ops.conv import *  # noqa: F401,F403
 from ._ops.nn_ops import *  # noqa: F401,F403
 from ._ops.norm_ops import *  # noqa: F401,F403
 from ._ops.losses import *  # noqa: F401,F403
+from ._ops import _util as _ops_util  # noqa: E402
+from ._ops import (conv as _c, indexing as _i, linalg as _l, losses as _lo, nn_ops as _n, norm_ops as _no,  # noqa: E402
+                   pointwise as _p, reduction as _r, shape as _s, strided as _st)
+
+for _m in (_p, _r, _l, _s, _st, _i, _c, _n, _no, _lo):
+    _ops_util.guard_tensor_input(globals(), _m.__all__)  # torch.exp(ndarray) -> TypeError, as in PyTorch
+del _m, _c, _i, _l, _lo, _n, _no, _p, _r, _s, _st
 from . import autograd
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled

@@ -114,7 +114,16 @@ Tensor.__ipow__ = Tensor.pow_
 Tensor.__neg__ = P.neg
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = P.abs
-Tensor.__invert__ = lambda self: P.logical_not(self) if self._data.dtype.kind == "b" else P.bitwise_not(self)
+def _invert(self):
+    k = self._data.dtype.kind
+    if k == "b":
+        return P.logical_not(self)
+    if k not in "iu":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return P.bitwise_not(self)
+
+
+Tensor.__invert__ = _invert
 Tensor.__and__ = P.bitwise_and
 Tensor.__rand__ = _rev(P.bitwise_and)
 Tensor.__or__ = P.bitwise_or

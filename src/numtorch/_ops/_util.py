@@ -40,6 +40,14 @@ def _is_scalar(x):
     return isinstance(x, (int, float, bool, complex, np.number, np.bool_))
 
 
+def _wrap_int(x: int, dtype) -> int:
+    """A Python int outside ``dtype``'s range wraps around as PyTorch's integer arithmetic does."""
+    info = np.iinfo(dtype)
+    if info.min <= x <= info.max:
+        return x
+    return int(np.array(x & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64).astype(dtype))
+
+
 def prep2(a, b):
     """Promote two operands of a binary op as PyTorch does; returns (a, b) ready for an Op.
 
@@ -52,14 +60,18 @@ def prep2(a, b):
         ts = type(b)
         if ts is float or ts is int:
             k = a._data.dtype.kind
-            if k in "fc" or (ts is int and k in "iu"):
+            if k in "fc":
                 return a, b
+            if ts is int and k in "iu":
+                return a, (b if -128 <= b <= 127 else _wrap_int(b, a._data.dtype))
     elif isinstance(b, Tensor):
         ts = type(a)
         if ts is float or ts is int:
             k = b._data.dtype.kind
-            if k in "fc" or (ts is int and k in "iu"):
+            if k in "fc":
                 return a, b
+            if ts is int and k in "iu":
+                return (a if -128 <= a <= 127 else _wrap_int(a, b._data.dtype)), b
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if ta and tb:
         if a._data.dtype == b._data.dtype:
@@ -80,7 +92,7 @@ def prep2(a, b):
     if isinstance(s, np.generic) and s.dtype.kind == "V":
         s = float(s)  # a bfloat16 scalar made by an earlier prep2 (see below)
     if not _is_scalar(s):
-        if isinstance(s, (list, tuple, np.ndarray)):
+        if isinstance(s, np.ndarray):  # PyTorch converts NumPy arrays, but not lists
             s = to_tensor(s)
             return prep2(a if ta else s, b if tb else s)
         raise TypeError(f"unsupported operand type: '{type(s).__name__}' (expected a Tensor or a number)")
@@ -163,3 +175,29 @@ def sum_lastdim(a: np.ndarray) -> np.ndarray:
     if a.dtype.kind == "f" and a.dtype.itemsize >= 4 and a.ndim and a.shape[-1]:
         return np.matmul(a, np.ones((a.shape[-1], 1), a.dtype))
     return np.add.reduce(a, axis=-1, keepdims=True)
+
+
+def guard_tensor_input(namespace: dict, names) -> None:
+    """Wrap the functions ``names`` of ``namespace`` whose first parameter is ``input`` so that a
+    non-Tensor there (a list, an ndarray) raises PyTorch's TypeError instead of failing deep inside.
+
+    Used for the ``torch.*`` namespace; Tensor methods are bound unwrapped (``self`` is a Tensor).
+    """
+    import functools
+
+    def wrap(fn, name):
+        @functools.wraps(fn)
+        def checked(input, *args, **kwargs):
+            if not isinstance(input, Tensor) and not _is_scalar(input):  # numbers: PyTorch wraps some (add)
+                raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+            return fn(input, *args, **kwargs)
+        return checked
+
+    import inspect
+    for name in names:
+        fn = namespace.get(name)
+        if not inspect.isfunction(fn):
+            continue
+        params = list(inspect.signature(fn).parameters)
+        if params and params[0] == "input":
+            namespace[name] = wrap(fn, name)

@@ -112,6 +112,10 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
                         "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, "
                         "and bool.")
     _dtype.from_np(ndarray.dtype)
+    if any(st < 0 for st in ndarray.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative strides "
+                         "are not currently supported. (You can probably work around this by making a copy of your "
+                         "array  with array.copy().) ")
     return _make(ndarray)
 
 

@@ -270,8 +270,11 @@ def _is_float(*xs):
 
 def pow(input, exponent, *, out=None):
     """``input ** exponent`` (``torch.pow``); either may be a scalar."""
-    if isinstance(input, Tensor) and not isinstance(exponent, Tensor) and exponent == 2:
-        return _out(SquareBackward.apply(input), out)
+    if isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        if exponent == 2:
+            return _out(SquareBackward.apply(input), out)
+        if isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "iub":
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
     return _out(_binary(PowBackward0, input, exponent), out)
 
 
@@ -1021,6 +1024,9 @@ _FAST_INPLACE = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.true_d
 
 
 def _store(self, res):
+    if not self._data.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
     if not _can_cast(res._data.dtype, self._data.dtype):
         raise RuntimeError(f"result type {_ATEN_NAMES[res.dtype.name]} can't be cast to the desired output "
                            f"type {_ATEN_NAMES[self.dtype.name]}")
