@@ -95,6 +95,35 @@ def _conv_forward(x, w, pads, stride, dil, groups):
     return out.reshape((n, o) + out_sp), cols
 
 
+# The input gradient of a stride-1 convolution uses a "wide" layout: the padded input plane is
+# flattened and the output gradient is laid out on the padded grid (its rows keep the padded row
+# pitch, zeros in the extra columns), so every kernel offset's contribution is ONE contiguous add at
+# a shifted offset of the flat plane, instead of a strided add whose inner loops are a row long.
+def _wide_geometry(xshape, ksize, pads, dil):
+    """(padded shape, output shape, flat shift per kernel offset, wide length L, slack)."""
+    padded = tuple(s + lo + hi for s, (lo, hi) in zip(xshape, pads))
+    out = tuple(p - d * (k - 1) for p, d, k in zip(padded, dil, ksize))
+    pitch = [math.prod(padded[i + 1:]) for i in range(len(padded))]
+    shifts = [sum(ki * d * pt for ki, d, pt in zip(k, dil, pitch)) for k in np.ndindex(*ksize)]
+    slack = sum((k - 1) * d * pt for k, d, pt in zip(ksize[1:], dil[1:], pitch[1:]))
+    return padded, out, shifts, out[0] * pitch[0], slack
+
+
+def _input_grad_wide(g, w, xshape, pads, dil, groups):
+    """``col2im(W^T @ g)`` for a stride-1 convolution: the gradient w.r.t. its input (N, C, *S)."""
+    n, o = g.shape[:2]
+    padded, out_sp, shifts, length, slack = _wide_geometry(xshape[2:], w.shape[2:], pads, dil)
+    gwide = np.zeros((n, o, out_sp[0]) + padded[1:], g.dtype)
+    gwide[(Ellipsis, slice(None)) + tuple(slice(0, s) for s in out_sp[1:])] = g
+    gcols = np.matmul(w.reshape(groups, o // groups, -1).swapaxes(-1, -2), gwide.reshape(n, groups, o // groups, length))
+    gcols = gcols.reshape(n, xshape[1], len(shifts), length)
+    size = math.prod(padded)
+    dflat = np.zeros((n, xshape[1], size + slack), g.dtype)
+    for i, sh in enumerate(shifts):
+        dflat[..., sh:sh + length] += gcols[:, :, i]
+    return _crop(dflat[..., :size].reshape(xshape[:2] + padded), pads)
+
+
 def _conv_transpose_forward(x, w, pads, stride, dil, groups, out_pad):
     """x (N, Cin, *S), w (Cin, Cout/g, *K) -> out (N, Cout, *out), the input and weight as matrices."""
     n, cin, sp, ksize = x.shape[0], x.shape[1], x.shape[2:], w.shape[2:]
@@ -146,7 +175,9 @@ class ConvolutionBackward0(Op):
         n, o = g.shape[:2]
         gm = g.reshape(n, groups, o // groups, math.prod(g.shape[2:]))
         gx = gw = None
-        if self._edges[0] is not None:
+        if self._edges[0] is not None and all(st == 1 for st in stride):
+            gx = _input_grad_wide(g, w, self.xshape, pads, dil, groups)
+        elif self._edges[0] is not None:
             gcols = np.matmul(w.reshape(groups, o // groups, -1).swapaxes(-1, -2), gm)
             padded = self.xshape[:2] + tuple(s + lo + hi for s, (lo, hi) in zip(self.xshape[2:], pads))
             gcols = gcols.reshape(self.xshape[:2] + self.wshape[2:] + g.shape[2:])

@@ -81,7 +81,7 @@ def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True
             if capture is not None and (n, 0) in capture:
                 captured[(n, 0)] = g
             if accumulate:
-                _accumulate(n, g)
+                _accumulate(n, g, steal=True)
             continue
         gl = buf.pop(n)
         d = n.__dict__
@@ -171,17 +171,18 @@ def _pre_hooks(n, gl):
 _STEAL_REFS = 3  # references to a stolen gradient: the caller's name, _accumulate's argument, getrefcount's
 
 
-def _accumulate(t, g):
+def _accumulate(t, g, steal=False):
     if g.dtype != t._data.dtype:
         g = g.astype(t._data.dtype)
     if g.shape != t._data.shape:
         g = np.broadcast_to(g, t._data.shape)
     if t._grad is None:
         # .grad must be a fresh, writable, contiguous array that nothing else aliases. Like
-        # PyTorch's AccumulateGrad, steal the incoming array when nobody else can see it: it owns
-        # its memory (no base), and the only references are this frame's (refcount: the argument,
-        # the local name, getrefcount's own argument); otherwise copy.
-        if g.base is None and getrefcount(g) <= _STEAL_REFS and g.flags.c_contiguous and g.flags.writeable:
+        # PyTorch's AccumulateGrad, the engine's leaf step (``steal``) takes the incoming array when
+        # nobody else can see it: it owns its memory (no base) and the only references are the
+        # engine's local name, this argument and getrefcount's own; otherwise copy.
+        if (steal and g.base is None and getrefcount(g) <= _STEAL_REFS and g.flags.c_contiguous
+                and g.flags.writeable):
             t._grad = _make(g)
         else:
             t._grad = _make(np.array(g, order="C", copy=True))
