@@ -1,5 +1,5 @@
-"""In-place moment updates shared by the Adam-family optimizers written after ``adam.py``
-(``NAdam``, ``RAdam``, ``Adamax``), with PyTorch's arithmetic so the numbers agree step by step."""
+"""Pieces shared by the Adam-family optimizers (``Adam``/``AdamW``, ``NAdam``, ``RAdam``, ``Adamax``):
+option checks and in-place moment updates with PyTorch's arithmetic, so the numbers agree step by step."""
 from __future__ import annotations
 
 import numpy as np
