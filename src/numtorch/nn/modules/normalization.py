@@ -16,6 +16,12 @@ from .module import Module
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
 
 
+def _register_affine(module, shape, affine, bias, factory_kwargs):
+    """Register the ``weight`` and ``bias`` Parameters of ``shape`` (or None placeholders, as PyTorch)."""
+    module.register_parameter("weight", Parameter(empty(shape, **factory_kwargs)) if affine else None)
+    module.register_parameter("bias", Parameter(empty(shape, **factory_kwargs)) if affine and bias else None)
+
+
 class LayerNorm(Module):
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the trailing ``normalized_shape`` dims
     (``torch.nn.LayerNorm``); biased variance.
@@ -35,15 +41,7 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if self.elementwise_affine:
-            self.weight = Parameter(empty(self.normalized_shape, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(empty(self.normalized_shape, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, self.normalized_shape, elementwise_affine, bias, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -77,15 +75,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if self.affine:
-            self.weight = Parameter(empty(num_channels, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(empty(num_channels, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, (num_channels,), affine, bias, factory_kwargs)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
