@@ -1,0 +1,484 @@
+"""Unary elementwise math: exp/log family, roots, trigonometric and hyperbolic functions, tanh/sigmoid/
+relu, erf, sign and rounding, clamp (mirrors the matching ``torch.*`` functions).
+
+Each differentiable op is an ``Op`` that saves what its backward needs (the input, or the output
+when the derivative is cheapest from it: exp, tanh, sigmoid, sqrt). Integer inputs promote to the
+default float dtype where PyTorch's do. Re-exported by ``pointwise.py``, so ``pointwise.exp`` is
+``unary.exp``; binary arithmetic, comparisons and the in-place machinery stay there.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.function import Op
+from ._util import to_tensor, unbroadcast
+from .pointwise import _out, cast, div, mul
+
+__all__ = """neg abs sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal square sin cos tan asin acos atan
+arcsin arccos arctan sinh cosh tanh sigmoid relu erf erfinv floor ceil trunc fix frac round clamp clip
+clamp_min clamp_max negative absolute""".split()
+
+# ------------------------------------------------------------------------------------------------
+# unary math
+# ------------------------------------------------------------------------------------------------
+class NegBackward0(Op):
+    def forward(self, a):
+        return -a
+
+    def backward(self, g):
+        return -g
+
+
+class AbsBackward0(Op):
+    _saves = (0,)
+
+    def forward(self, a):
+        self.saved = a
+        return np.abs(a)
+
+    def backward(self, g):
+        return g * np.sign(self.saved)
+
+
+class ExpBackward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a):
+        out = np.exp(a)
+        self.saved = out
+        return out
+
+    def backward(self, g):
+        return g * self.saved
+
+
+class Exp2Backward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a):
+        out = np.exp2(a)
+        self.saved = out
+        return out
+
+    def backward(self, g):
+        return g * self.saved * math.log(2)
+
+
+class Expm1Backward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a):
+        out = np.expm1(a)
+        self.saved = out
+        return out
+
+    def backward(self, g):
+        return g * (self.saved + 1)
+
+
+class _SavesInput(Op):
+    _saves = (0,)
+
+    def forward(self, a):
+        self.saved = a
+        return self._f(a)
+
+
+class LogBackward0(_SavesInput):
+    _f = staticmethod(np.log)
+
+    def backward(self, g):
+        return g / self.saved
+
+
+class Log2Backward0(_SavesInput):
+    _f = staticmethod(np.log2)
+
+    def backward(self, g):
+        return g / (self.saved * math.log(2))
+
+
+class Log10Backward0(_SavesInput):
+    _f = staticmethod(np.log10)
+
+    def backward(self, g):
+        return g / (self.saved * math.log(10))
+
+
+class Log1PBackward0(_SavesInput):
+    _f = staticmethod(np.log1p)
+
+    def backward(self, g):
+        return g / (self.saved + 1)
+
+
+class SinBackward0(_SavesInput):
+    _f = staticmethod(np.sin)
+
+    def backward(self, g):
+        return g * np.cos(self.saved)
+
+
+class CosBackward0(_SavesInput):
+    _f = staticmethod(np.cos)
+
+    def backward(self, g):
+        return -g * np.sin(self.saved)
+
+
+class TanBackward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a):
+        self.saved = np.tan(a)
+        return self.saved
+
+    def backward(self, g):
+        return g * (1 + self.saved * self.saved)
+
+
+class AsinBackward0(_SavesInput):
+    _f = staticmethod(np.arcsin)
+
+    def backward(self, g):
+        return g / np.sqrt(1 - self.saved * self.saved)
+
+
+class AcosBackward0(_SavesInput):
+    _f = staticmethod(np.arccos)
+
+    def backward(self, g):
+        return -g / np.sqrt(1 - self.saved * self.saved)
+
+
+class AtanBackward0(_SavesInput):
+    _f = staticmethod(np.arctan)
+
+    def backward(self, g):
+        return g / (1 + self.saved * self.saved)
+
+
+class SinhBackward0(_SavesInput):
+    _f = staticmethod(np.sinh)
+
+    def backward(self, g):
+        return g * np.cosh(self.saved)
+
+
+class CoshBackward0(_SavesInput):
+    _f = staticmethod(np.cosh)
+
+    def backward(self, g):
+        return g * np.sinh(self.saved)
+
+
+class ErfBackward0(_SavesInput):
+    def _f(self, a):
+        from scipy.special import erf as _erf  # lazy: keeps `import numtorch` light
+        return _erf(a).astype(a.dtype, copy=False)
+
+    def backward(self, g):
+        a = self.saved
+        return g * (2.0 / math.sqrt(math.pi)) * np.exp(-a * a)
+
+
+class ErfinvBackward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a):
+        from scipy.special import erfinv as _erfinv
+        self.saved = _erfinv(a).astype(a.dtype, copy=False)
+        return self.saved
+
+    def backward(self, g):
+        y = self.saved
+        return g * (math.sqrt(math.pi) / 2) * np.exp(y * y)
+
+
+class SqrtBackward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a):
+        self.saved = np.sqrt(a)
+        return self.saved
+
+    def backward(self, g):
+        return g / (2 * self.saved)
+
+
+class RsqrtBackward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a):
+        out = 1 / np.sqrt(a)
+        self.saved = out
+        return out
+
+    def backward(self, g):
+        o = self.saved
+        return -0.5 * g * o * o * o
+
+
+class ReciprocalBackward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a):
+        self.saved = 1 / a
+        return self.saved
+
+    def backward(self, g):
+        o = self.saved
+        return -g * o * o
+
+
+class SquareBackward(Op):
+    """``x ** 2`` and ``square``: saves the input, gradient ``2 x g``."""
+
+    _saves = (0,)
+
+    def name(self):
+        return "PowBackward0"  # what PyTorch shows for x ** 2 and square(x)
+
+    def forward(self, a):
+        self.saved = a
+        return a * a
+
+    def backward(self, g):
+        return g * (2 * self.saved)
+
+
+class TanhBackward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a):
+        self.saved = np.tanh(a)
+        return self.saved
+
+    def backward(self, g):
+        t = self.saved
+        return g * (1 - t * t)
+
+
+class SigmoidBackward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a):
+        # exp(-|a|) never overflows; both branches agree where they meet
+        e = np.exp(-np.abs(a))
+        out = np.where(a >= 0, 1 / (1 + e), e / (1 + e))
+        self.saved = out
+        return out
+
+    def backward(self, g):
+        s = self.saved
+        return g * s * (1 - s)
+
+
+class ReluBackward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a):
+        # clip to [0, inf] is NaN-propagating like maximum(a, 0) but several times faster in NumPy
+        out = np.clip(a, 0, np.inf) if a.dtype.kind == "f" else np.maximum(a, 0)
+        self.saved = out
+        return out
+
+    def backward(self, g):
+        return g * (self.saved > 0)
+
+
+class SignBackward0(Op):
+    def forward(self, a):
+        out = np.sign(a)
+        if a.dtype.kind in "fV":
+            out[out != out] = 0  # sign(nan) is 0 in PyTorch
+        return out
+
+    def backward(self, g):
+        return np.zeros_like(g)
+
+
+class _ZeroGrad(Op):
+    """Piecewise-constant functions (floor, ceil, round, trunc): gradient zero everywhere."""
+
+    def forward(self, a):
+        return self._f(a)
+
+    def backward(self, g):
+        return np.zeros_like(g)
+
+
+class FloorBackward0(_ZeroGrad):
+    _f = staticmethod(np.floor)
+
+
+class CeilBackward0(_ZeroGrad):
+    _f = staticmethod(np.ceil)
+
+
+class TruncBackward0(_ZeroGrad):
+    _f = staticmethod(np.trunc)
+
+
+class RoundBackward0(_ZeroGrad):
+    _f = staticmethod(np.round)
+
+
+class FracBackward0(Op):
+    def forward(self, a):
+        return a - np.trunc(a)
+
+    def backward(self, g):
+        return g
+
+
+class ClampBackward1(Op):
+    _saves = (0,)
+
+    def forward(self, a, lo, hi):
+        self.saved = a
+        self.lo, self.hi = lo, hi
+        return np.clip(a, lo, hi).astype(a.dtype, copy=False)  # Python-float bounds must not widen 16-bit floats
+
+    def backward(self, g):
+        a = self.saved
+        m = np.ones(a.shape, bool)
+        if self.lo is not None:
+            m &= a >= self.lo
+        if self.hi is not None:
+            m &= a <= self.hi
+        return g * m, None, None
+
+
+class ClampBackward0(Op):
+    """clamp with tensor bounds: gradient flows to whichever of input/min/max was selected."""
+
+    _saves = (0, 1, 2)
+
+    def forward(self, a, lo, hi):
+        self.saved = (a, lo, hi)
+        out = a
+        if lo is not None:
+            out = np.maximum(out, lo)
+        if hi is not None:
+            out = np.minimum(out, hi)
+        return out
+
+    def backward(self, g):
+        a, lo, hi = self.saved
+        m = np.ones(g.shape, bool)  # bounds may broadcast the output beyond input's shape
+        glo = ghi = None
+        if lo is not None:
+            below = a < lo
+            m &= ~below
+            glo = unbroadcast(g * below, np.shape(lo)) if isinstance(lo, np.ndarray) else None
+        if hi is not None:
+            above = a > hi
+            if lo is not None:
+                above &= ~(a < lo) | (np.asarray(lo) > hi)
+            m &= ~(a > hi)
+            ghi = unbroadcast(g * (a > hi), np.shape(hi)) if isinstance(hi, np.ndarray) else None
+        return unbroadcast(g * m, a.shape), glo, ghi
+
+
+def _unary(op):
+    def fn(input, *, out=None):
+        r = op.apply(input if input._data.dtype.kind in "fcV" else cast(input, _dtype.get_default_dtype()))
+        return r if out is None else _out(r, out)
+    fn.__name__ = op.__name__.replace("Backward0", "").lower()
+    fn.__doc__ = (f"Elementwise ``torch.{fn.__name__}``; integer inputs promote to the default float dtype. "
+                  f"Backward node: ``{op.__name__}``.")
+    return fn
+
+
+exp, exp2, expm1 = _unary(ExpBackward0), _unary(Exp2Backward0), _unary(Expm1Backward0)
+log, log2, log10, log1p = _unary(LogBackward0), _unary(Log2Backward0), _unary(Log10Backward0), _unary(Log1PBackward0)
+sin, cos, tan = _unary(SinBackward0), _unary(CosBackward0), _unary(TanBackward0)
+asin, acos, atan = _unary(AsinBackward0), _unary(AcosBackward0), _unary(AtanBackward0)
+arcsin, arccos, arctan = asin, acos, atan
+sinh, cosh = _unary(SinhBackward0), _unary(CoshBackward0)
+erf, erfinv = _unary(ErfBackward0), _unary(ErfinvBackward0)
+sqrt, rsqrt, reciprocal = _unary(SqrtBackward0), _unary(RsqrtBackward0), _unary(ReciprocalBackward0)
+tanh, sigmoid = _unary(TanhBackward0), _unary(SigmoidBackward0)
+for _n, _f in (("exp", exp), ("exp2", exp2), ("expm1", expm1), ("log", log), ("log2", log2), ("log10", log10),
+               ("log1p", log1p), ("sin", sin), ("cos", cos), ("tan", tan), ("asin", asin), ("acos", acos),
+               ("atan", atan), ("sinh", sinh), ("cosh", cosh), ("erf", erf), ("erfinv", erfinv),
+               ("sqrt", sqrt), ("rsqrt", rsqrt), ("reciprocal", reciprocal), ("tanh", tanh),
+               ("sigmoid", sigmoid)):
+    _f.__name__ = _f.__qualname__ = _n
+del _n, _f
+
+
+def _same_dtype_unary(op, name):
+    def fn(input, *, out=None):
+        r = op.apply(input)
+        return r if out is None else _out(r, out)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise ``torch.{name}``, keeping the input's dtype. Backward node: ``{op.__name__}``."
+    return fn
+
+
+neg = negative = _same_dtype_unary(NegBackward0, "neg")
+abs = absolute = _same_dtype_unary(AbsBackward0, "abs")
+sign = _same_dtype_unary(SignBackward0, "sign")
+relu = _same_dtype_unary(ReluBackward0, "relu")
+square = _same_dtype_unary(SquareBackward, "square")
+
+
+def _rounding(op, name):
+    def fn(input, *, out=None):
+        if input._data.dtype.kind in "biu":
+            return _out(input.clone(), out)
+        return _out(op.apply(input), out)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+floor, ceil, trunc = _rounding(FloorBackward0, "floor"), _rounding(CeilBackward0, "ceil"), _rounding(TruncBackward0, "trunc")
+fix = trunc
+frac = _same_dtype_unary(FracBackward0, "frac")
+
+
+def round(input, *, decimals=0, out=None):
+    """Round half to even (``torch.round``); ``decimals`` as PyTorch."""
+    if decimals:
+        s = 10.0 ** decimals
+        return _out(div(RoundBackward0.apply(mul(input, s)), s), out)
+    if input._data.dtype.kind in "biu":
+        return _out(input.clone(), out)
+    return _out(RoundBackward0.apply(input), out)
+
+
+def clamp(input, min=None, max=None, *, out=None):
+    """Limit values to ``[min, max]`` (``torch.clamp``/``clip``); gradient 1 inside, 0 outside.
+
+    RuntimeError if both bounds are None.
+    """
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = to_tensor(min, input.dtype) if min is not None else None
+        hi = to_tensor(max, input.dtype) if max is not None else None
+        if lo is not None:
+            lo = cast(lo, input.dtype)
+        if hi is not None:
+            hi = cast(hi, input.dtype)
+        return _out(ClampBackward0.apply(input, lo, hi), out)
+    if input._data.dtype.kind in "biu" and (isinstance(min, float) or isinstance(max, float)):
+        input = cast(input, _dtype.get_default_dtype())
+    return _out(ClampBackward1.apply(input, lo=min, hi=max), out)
+
+
+clip = clamp
+
+
+def clamp_min(input, min):
+    return clamp(input, min=min)
+
+
+def clamp_max(input, max):
+    return clamp(input, max=max)
