@@ -1,0 +1,68 @@
+"""optim.LBFGS against torch.optim.LBFGS: same parameters and losses after several closure steps."""
+import numpy as np
+import pytest
+import torch as ref
+
+import numtorch as nt
+
+
+def make(T, dtype):
+    rng = np.random.default_rng(0)
+    model = T.nn.Sequential(T.nn.Linear(3, 8), T.nn.Tanh(), T.nn.Linear(8, 1)).to(getattr(T, dtype))
+    w = [rng.standard_normal(tuple(p.shape)) * 0.5 for p in model.parameters()]
+    with T.no_grad():
+        for p, a in zip(model.parameters(), w):
+            p.copy_(T.tensor(a, dtype=getattr(T, dtype)))
+    x = T.tensor(rng.standard_normal((32, 3)), dtype=getattr(T, dtype))
+    y = T.tensor(np.sin(rng.standard_normal((32, 1))), dtype=getattr(T, dtype))
+    return model, x, y
+
+
+@pytest.mark.parametrize("kw", [dict(lr=1.0), dict(lr=0.8, max_iter=5, history_size=3), dict(lr=0.5, max_iter=30)])
+def test_lbfgs_matches_torch(kw):
+    runs = []
+    for T in (nt, ref):
+        model, x, y = make(T, "float64")
+        opt = T.optim.LBFGS(model.parameters(), **kw)
+
+        def closure():
+            opt.zero_grad()
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            return loss
+        losses = [float(opt.step(closure)) for _ in range(4)]
+        runs.append((losses, [p.detach().numpy().copy() for p in model.parameters()],
+                     opt.state[next(iter(model.parameters()))]["func_evals"]))
+    (la, pa, fa), (lb, pb, fb) = runs
+    np.testing.assert_allclose(la, lb, rtol=1e-9, atol=1e-12)
+    for a, b in zip(pa, pb):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)  # ~80 quasi-Newton iterations amplify rounding
+    assert fa == fb
+    assert la[-1] < la[0]
+
+
+def test_lbfgs_errors_and_state_roundtrip():
+    p = nt.nn.Parameter(nt.ones(2))
+    with pytest.raises(ValueError, match="parameter groups"):
+        nt.optim.LBFGS([{"params": [p]}, {"params": [nt.nn.Parameter(nt.ones(1))]}])
+    with pytest.raises(NotImplementedError, match="strong_wolfe"):
+        nt.optim.LBFGS([p], line_search_fn="strong_wolfe")
+    opt = nt.optim.LBFGS([p])
+    with pytest.raises(RuntimeError, match="closure"):
+        opt.step()
+
+    def closure():
+        opt.zero_grad()
+        loss = ((p - 3) ** 2).sum()
+        loss.backward()
+        return loss
+    opt.step(closure)
+    np.testing.assert_allclose(p.detach().numpy(), [3.0, 3.0], atol=1e-4)
+    import io
+    buf = io.BytesIO()
+    nt.save(opt.state_dict(), buf)
+    buf.seek(0)
+    sd = nt.load(buf)
+    opt2 = nt.optim.LBFGS([p])
+    opt2.load_state_dict(sd)
+    assert opt2.state[p]["n_iter"] == opt.state[p]["n_iter"]
