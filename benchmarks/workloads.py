@@ -81,6 +81,20 @@ def make_op_overhead(torch, data):
     return step
 
 
+def _classifier_step(torch, model, x, y, opt):
+    """One training step of a classifier on fixed (x, y): forward, cross-entropy, zero_grad, backward, step."""
+    X, Y = torch.tensor(x), torch.tensor(y)
+    F = torch.nn.functional
+
+    def step():
+        loss = F.cross_entropy(model(X), Y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
 # ---- 2. makemore_mlp ----------------------------------------------------------------------------
 def build_makemore(torch):
     nn = torch.nn
@@ -98,17 +112,8 @@ def build_makemore(torch):
 
 
 def make_makemore_mlp(torch, data, model):
-    X, Y = torch.tensor(data["mm_x"]), torch.tensor(data["mm_y"])
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    F = torch.nn.functional
-
-    def step():
-        loss = F.cross_entropy(model(X), Y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss
-    return step
+    return _classifier_step(torch, model, data["mm_x"], data["mm_y"],
+                            torch.optim.SGD(model.parameters(), lr=0.1))
 
 
 # ---- 3. mnist_mlp -------------------------------------------------------------------------------
@@ -118,17 +123,8 @@ def build_mnist_mlp(torch):
 
 
 def make_mnist_mlp(torch, data, model):
-    X, Y = torch.tensor(data["mnist_x"]), torch.tensor(data["mnist_y"])
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    F = torch.nn.functional
-
-    def step():
-        loss = F.cross_entropy(model(X), Y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss
-    return step
+    return _classifier_step(torch, model, data["mnist_x"], data["mnist_y"],
+                            torch.optim.Adam(model.parameters(), lr=1e-3))
 
 
 # ---- 4. small_cnn -------------------------------------------------------------------------------
@@ -140,17 +136,8 @@ def build_small_cnn(torch):
 
 
 def make_small_cnn(torch, data, model):
-    X, Y = torch.tensor(data["img_x"]), torch.tensor(data["mnist_y"])
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    F = torch.nn.functional
-
-    def step():
-        loss = F.cross_entropy(model(X), Y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        return loss
-    return step
+    return _classifier_step(torch, model, data["img_x"], data["mnist_y"],
+                            torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9))
 
 
 # ---- 5/6. gpt_tiny and gpt_inference ------------------------------------------------------------

@@ -22,6 +22,14 @@ def _register_affine(module, shape, affine, bias, factory_kwargs):
     module.register_parameter("bias", Parameter(empty(shape, **factory_kwargs)) if affine and bias else None)
 
 
+def _reset_affine(module):
+    """Weight to ones and bias to zeros, where they exist."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
 class LayerNorm(Module):
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the trailing ``normalized_shape`` dims
     (``torch.nn.LayerNorm``); biased variance.
@@ -45,10 +53,7 @@ class LayerNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -79,10 +84,7 @@ class GroupNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
