@@ -44,7 +44,7 @@ _bind(P, """add sub subtract mul multiply div divide true_divide floor_divide re
          bool=bool_""")
 for _name in ("add sub mul div pow neg abs exp log log1p sqrt rsqrt sin cos tanh sigmoid relu clamp clip "
               "clamp_min clamp_max floor ceil round trunc remainder fmod lerp addcmul addcdiv reciprocal "
-              "square sign erf atan2 maximum minimum floor_divide exp2 expm1 log2 nan_to_num "
+              "square sign erf erfinv tan asin acos atan sinh cosh log10 frac atan2 maximum minimum floor_divide exp2 expm1 log2 nan_to_num "
               "eq ne lt le gt ge logical_not logical_and logical_or").split():
     setattr(Tensor, _name + "_", _inplace(_name + "_", getattr(P, _name)))
 Tensor.subtract_, Tensor.multiply_, Tensor.divide_, Tensor.true_divide_ = Tensor.sub_, Tensor.mul_, Tensor.div_, Tensor.div_

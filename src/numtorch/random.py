@@ -1,14 +1,18 @@
 """Random numbers (mirrors ``torch.random`` and the random creation functions).
 
-A ``Generator`` wraps NumPy's PCG64 bit generator. ``manual_seed(s)`` reseeds the default generator,
-so a numtorch program is reproducible with itself; the streams differ from PyTorch's (Mersenne
-Twister / Philox), so values never match PyTorch's for the same seed.
+A ``Generator`` is PyTorch's CPU generator: a Mersenne Twister seeded as PyTorch seeds it, whose
+words become samples the way ATen's CPU kernels make them (``_generator.py``). So after
+``manual_seed(s)``, ``rand``/``randn``/``randint``/``randperm``/``normal``/``bernoulli``/``multinomial``,
+the in-place samplers, ``nn.init``, dropout and a shuffling ``DataLoader`` give the same values as
+PyTorch on a CPU, and ``get_rng_state()`` is PyTorch's 5056-byte state. Exceptions: ``poisson``
+(NumPy's sampler seeded from the stream) and, on Intel CPUs only, PyTorch's MKL ``bernoulli_(p)``.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import _dtype
+from . import _generator as _G
 from ._device import check as _check_device
 from ._tensor import Tensor, _make
 
@@ -18,47 +22,54 @@ __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", 
 
 
 class Generator:
-    """A random-number generator (``torch.Generator``): ``manual_seed``, ``seed``, ``get_state``/``set_state``."""
+    """A random-number generator (``torch.Generator``): ``manual_seed``, ``seed``, ``initial_seed``,
+    ``get_state``/``set_state`` (a uint8 tensor of 5056 bytes, PyTorch's layout)."""
 
     def __init__(self, device="cpu"):
         _check_device(device)
         self.device = "cpu"
-        self._seed = 67280421310721  # PyTorch's default seed, for familiarity
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        self._engine = _G.Engine(_G.DEFAULT_SEED)
 
     def manual_seed(self, seed) -> "Generator":
+        """Reseed with ``seed`` (an int in ``[-2**63, 2**64)``; negatives wrap modulo 2**64)."""
         seed = int(seed)
-        self._seed = seed
-        self._rng = np.random.Generator(np.random.PCG64(seed & 0xFFFFFFFFFFFFFFFF))
+        if not -(1 << 63) <= seed < (1 << 64):
+            raise RuntimeError(f"Overflow when unpacking long: seed {seed} is outside [-2**63, 2**64)")
+        self._engine.reseed(seed)
         return self
 
     def seed(self) -> int:
+        """Reseed from the operating system's entropy; returns the new seed."""
         s = int(np.random.SeedSequence().entropy) & 0xFFFFFFFFFFFFFFFF
         self.manual_seed(s)
         return s
 
     def initial_seed(self) -> int:
-        return self._seed
+        return self._engine.seed
 
     def get_state(self) -> Tensor:
-        st = self._rng.bit_generator.state
-        raw = np.frombuffer(repr((st["state"]["state"], st["state"]["inc"], st["has_uint32"], st["uinteger"]))
-                            .encode(), dtype=np.uint8)
-        return _make(raw.copy())
+        return _make(self._engine.get_state())
 
     def set_state(self, new_state: Tensor) -> "Generator":
-        import ast
-        state, inc, has, uint = ast.literal_eval(bytes(new_state._data.astype(np.uint8)).decode())
-        self._rng.bit_generator.state = {"bit_generator": "PCG64", "state": {"state": state, "inc": inc},
-                                         "has_uint32": has, "uinteger": uint}
+        """Restore a state from ``get_state`` (numtorch's or PyTorch's). RuntimeError for a wrong size
+        and TypeError for a non-uint8 tensor."""
+        if not isinstance(new_state, Tensor) or new_state._data.dtype != np.uint8:
+            raise TypeError(f"expected a torch.ByteTensor, but got "
+                            f"{type(new_state).__name__ if not isinstance(new_state, Tensor) else new_state.type()}")
+        self._engine.set_state(new_state._data.reshape(-1))
         return self
 
 
 default_generator = Generator()
 
 
-def _rng(generator):
-    return (generator or default_generator)._rng
+def _eng(generator) -> "_G.Engine":
+    return (generator or default_generator)._engine
+
+
+def _rng(generator) -> np.random.Generator:
+    """A NumPy generator seeded from the stream, for samplers PyTorch's kernels don't define here."""
+    return np.random.Generator(np.random.PCG64(int(_eng(generator).random64(2)[0])))
 
 
 def manual_seed(seed) -> Generator:
@@ -75,6 +86,7 @@ def initial_seed() -> int:
 
 
 def get_rng_state() -> Tensor:
+    """The default generator's state (``torch.get_rng_state``): uint8 tensor of 5056 bytes."""
     return default_generator.get_state()
 
 
@@ -100,27 +112,38 @@ def _finish(arr, requires_grad):
     return t
 
 
+def _fill_values(shape, dt, draw) -> np.ndarray:
+    n = int(np.prod(shape, dtype=np.int64))
+    return draw(n).astype(dt, copy=False).reshape(shape)
+
+
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False) -> Tensor:
-    """Uniform samples in ``[0, 1)`` with shape ``size`` (``torch.rand``)."""
+    """Uniform samples in ``[0, 1)`` with shape ``size`` (``torch.rand``); the default float dtype."""
     _check_device(device)
-    d = _float_dtype(dtype)
-    arr = _rng(generator).random(_size(size), dtype=np.float64 if d is _dtype.float64 else np.float32)
-    return _finish(arr.astype(d.np, copy=False), requires_grad)
+    dt = _float_dtype(dtype).np
+    return _finish(_fill_values(_size(size), dt, lambda n: _G.uniform(_eng(generator), n, dt)), requires_grad)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False) -> Tensor:
-    """Standard normal samples with shape ``size`` (``torch.randn``)."""
+    """Standard normal samples with shape ``size`` (``torch.randn``); the default float dtype."""
     _check_device(device)
-    d = _float_dtype(dtype)
-    arr = _rng(generator).standard_normal(_size(size), dtype=np.float64 if d is _dtype.float64 else np.float32)
-    return _finish(arr.astype(d.np, copy=False), requires_grad)
+    dt = _float_dtype(dtype).np
+    return _finish(_fill_values(_size(size), dt, lambda n: _G.normal(_eng(generator), n, dt)), requires_grad)
+
+
+def _wide(dt) -> bool:
+    # ranges of 2**32 or more take 64-bit draws only for these dtypes (uniform_int_from_to_distribution)
+    return dt in (np.int64, np.float64, np.float32) or dt.name == "bfloat16"
 
 
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
             requires_grad=False) -> Tensor:
-    """Integers uniform in ``[low, high)`` (``torch.randint(low=0, high, size)``); int64 by default."""
+    """Integers uniform in ``[low, high)`` (``torch.randint(low=0, high, size)``); int64 by default.
+
+    Each sample is ``word % (high - low) + low`` from PyTorch's stream. RuntimeError when ``low >= high``.
+    """
     _check_device(device)
     if size is None:  # randint(high, size)
         if high is None:
@@ -128,22 +151,44 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         low, high, size = 0, low, high
     if high is None:
         raise TypeError("randint() missing required argument 'high'")
+    low, high = int(low), int(high)
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    arr = _rng(generator).integers(low, high, _size((size,)) if not isinstance(size, int) else (size,),
-                                   dtype=np.int64)
-    return _make(arr.astype(_dtype.to_np(dtype) if dtype is not None else np.int64, copy=False))
+    dt = np.dtype(_dtype.to_np(dtype)) if dtype is not None else np.dtype(np.int64)
+    _check_int_range(dt, low, high)
+    shape = _size((size,)) if not isinstance(size, int) else (size,)
+    arr = _fill_values(shape, dt, lambda n: _G.random_from_to(_eng(generator), n, low, high, _wide(dt)))
+    return _make(arr)
+
+
+_C_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int", "int64": "long"}
+
+
+def _check_int_range(dt, low, high):
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        if not info.min <= low <= info.max:
+            raise RuntimeError(f"from is out of bounds for {_C_NAMES.get(dt.name, dt.name)}")
+        if not info.min <= high - 1 <= info.max:
+            raise RuntimeError(f"to - 1 is out of bounds for {_C_NAMES.get(dt.name, dt.name)}")
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
-    """A random permutation of ``0..n-1`` (``torch.randperm``); int64."""
+    """A random permutation of ``0..n-1`` (``torch.randperm``); int64 by default."""
     _check_device(device)
-    return _make(_rng(generator).permutation(int(n)).astype(_dtype.to_np(dtype) if dtype else np.int64))
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    return _make(_G.randperm(_eng(generator), n).astype(_dtype.to_np(dtype) if dtype else np.int64))
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
            requires_grad=False) -> Tensor:
-    """Normal samples (``torch.normal``): tensor or float ``mean``/``std`` (broadcast), or floats and ``size``."""
+    """Normal samples (``torch.normal``): tensor or float ``mean``/``std`` (broadcast), or floats and ``size``.
+
+    As PyTorch: standard normals scaled by a tensor ``std`` and shifted by ``mean``; with a float
+    ``std``, ``N(0, std)`` samples shifted by ``mean``. RuntimeError for a negative ``std``.
+    """
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
     if isinstance(s, np.ndarray) and (s < 0).any():
@@ -153,129 +198,184 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     if size is None and not isinstance(m, np.ndarray) and not isinstance(s, np.ndarray):
         raise TypeError("normal() received an invalid combination of arguments - with float mean and std, "
                         "size is required")
-    shape = _size((size,)) if size is not None and not isinstance(size, int) else (
-        (size,) if size is not None else np.broadcast_shapes(np.shape(m), np.shape(s)))
-    ref = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
-    d = ref._data.dtype if ref is not None else _float_dtype(dtype).np
-    arr = (m + s * _rng(generator).standard_normal(shape)).astype(d)
-    return _finish(arr, requires_grad)
+    eng = _eng(generator)
+    if size is not None:
+        shape = _size((size,)) if not isinstance(size, int) else (size,)
+        dt = _float_dtype(dtype).np
+        return _finish(_fill_values(shape, dt, lambda n: _G.normal(eng, n, dt, float(m), float(s))), requires_grad)
+    shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+    ref = mean if isinstance(mean, Tensor) else std
+    dt = ref._data.dtype
+    if isinstance(s, np.ndarray):
+        arr = _fill_values(shape, dt, lambda n: _G.normal(eng, n, dt))
+        arr = arr * s.astype(dt, copy=False) + np.asarray(m, dtype=dt)
+    else:
+        arr = _fill_values(shape, dt, lambda n: _G.normal(eng, n, dt, 0.0, float(s))) + m.astype(dt, copy=False)
+    return _finish(arr.astype(dt, copy=False), requires_grad)
 
 
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
-    """Samples 1 with probability ``input`` (or ``p``), else 0, in ``input``'s dtype (``torch.bernoulli``)."""
-    prob = input._data if p is None else np.full(input._data.shape, p)
+    """Samples 1 with probability ``input`` (or the float ``p``), else 0, in ``input``'s dtype
+    (``torch.bernoulli``). RuntimeError for probabilities outside ``[0, 1]``."""
+    if p is not None:
+        return bernoulli_(_make(np.empty_like(input._data)), p, generator=generator)
+    prob = input._data
     if (prob < 0).any() or (prob > 1).any():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
                            "be improved?  If so, please report an enhancement request to PyTorch.)")
-    return _make((_rng(generator).random(input._data.shape) < prob).astype(input._data.dtype))
+    out = np.empty_like(prob)
+    perm = _memory_perm(out)
+    out.transpose(perm)[...] = _G.bernoulli_tensor(_eng(generator), np.ascontiguousarray(prob.transpose(perm)))
+    return _make(out)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement=False, *, generator=None, out=None) -> Tensor:
     """Indices sampled from the rows of ``input`` (non-negative weights, need not sum to 1).
 
     Mirrors ``torch.multinomial``: input ``(C)`` or ``(N, C)``; returns int64 ``(num_samples)`` or
-    ``(N, num_samples)``. RuntimeError for negative, non-finite or all-zero weights, or for more
-    samples than categories without replacement (zero-weight categories are drawn last).
+    ``(N, num_samples)``. Without replacement, or for one sample, the ``argmax``/``topk`` of
+    ``weights / Exp(1)`` (PyTorch's method); with replacement, inverse-CDF sampling. RuntimeError for
+    negative, non-finite or all-zero weights, or for more samples than categories without replacement.
     """
     if input._data.dtype.kind not in "fc" and input.dtype.name != "bfloat16":
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
                            f"{input.type().split('.')[-1][:-len('Tensor')]}")
-    w = input._data.astype(np.float64)
+    w = input._data
     if w.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     rows = w.reshape(-1, w.shape[-1])
     if not np.isfinite(rows).all() or (rows < 0).any():
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    sums = rows.sum(-1, keepdims=True)
-    if (sums <= 0).any():
+    if (rows.sum(-1, dtype=np.float64) <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     if num_samples <= 0:
         raise RuntimeError(f"cannot sample n_sample <= 0 samples")
-    if not replacement and num_samples > rows.shape[1]:  # zero-weight categories come last, as in PyTorch
+    if not replacement and num_samples > rows.shape[1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    rng = _rng(generator)
-    p = rows / sums
-    if replacement:
-        cdf = np.cumsum(p, -1)
-        cdf[:, -1] = 1.0
-        u = rng.random((rows.shape[0], num_samples))
-        # one searchsorted for all rows: row i's cdf is shifted by i, so rows never overlap
-        n, c = cdf.shape
-        shift = np.arange(n, dtype=np.float64)[:, None]
-        out = np.searchsorted((cdf + shift).ravel(), (u + shift).ravel(), side="right").reshape(n, -1)
-        out = np.minimum(out - shift.astype(np.int64) * c, c - 1)
+    eng = _eng(generator)
+    if replacement and num_samples > 1:
+        out = _G.multinomial_with_replacement(eng, np.ascontiguousarray(rows), num_samples)
     else:
-        # Gumbel top-k: exact sampling without replacement, vectorized over rows
-        with np.errstate(divide="ignore"):
-            keys = np.log(p) - np.log(-np.log(rng.random(p.shape)))
-        out = np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
+        q = rows / _G.exponential(eng, rows.size, 1.0).astype(rows.dtype).reshape(rows.shape)
+        if num_samples == 1:
+            out = np.argmax(q, axis=-1)[:, None]
+        else:
+            out = np.argsort(-q, axis=-1, kind="stable")[:, :num_samples]
     out = out.astype(np.int64)
     return _make(out[0] if w.ndim == 1 else out)
 
 
 def poisson(input: Tensor, generator=None) -> Tensor:
+    """Poisson samples with rates ``input`` (``torch.poisson``), in ``input``'s dtype. NumPy's sampler,
+    seeded from the generator's stream: reproducible, but not PyTorch's values."""
     return _make(_rng(generator).poisson(input._data).astype(input._data.dtype))
 
 
-def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return rand(*input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+              memory_format=None):
+    """``rand`` with ``input``'s shape and (by default) dtype."""
+    return rand(*input._data.shape, generator=generator, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return randn(*input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
+               memory_format=None):
+    """``randn`` with ``input``'s shape and (by default) dtype."""
+    return randn(*input._data.shape, generator=generator, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None, requires_grad=False,
-                 memory_format=None):
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
+                 requires_grad=False, memory_format=None):
+    """``randint`` with ``input``'s shape and (by default) dtype; ``randint_like(x, high)`` or ``(x, low, high)``."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._data.shape, dtype=dtype or input.dtype)
+    return randint(low, high, input._data.shape, generator=generator, dtype=dtype or input.dtype)
 
 
 # ---- in-place samplers (bound as Tensor methods) ------------------------------------------------
-def _fill(self, arr):
+def _memory_perm(arr: np.ndarray) -> tuple:
+    """Axes in memory order (outermost first): the order PyTorch's kernels visit elements in."""
+    if arr.flags.c_contiguous or arr.ndim < 2:
+        return tuple(range(arr.ndim))
+    return tuple(sorted(range(arr.ndim), key=lambda d: -abs(arr.strides[d])))
+
+
+def _memory_order(arr: np.ndarray) -> np.ndarray:
+    """A view of ``arr`` whose C order is its memory order."""
+    return arr.transpose(_memory_perm(arr))
+
+
+def _fill(self, draw):
+    """Fill ``self`` in place with ``draw(n)`` (a flat array), element by element in memory order."""
     from ._ops._util import bump, check_inplace
     check_inplace(self)
-    self._data[...] = arr
+    view = _memory_order(self._data)
+    view[...] = draw(view.size).reshape(view.shape)
     bump(self)
     return self
 
 
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
     """Fill with samples uniform in ``[a, b)`` (``torch.Tensor.uniform_``)."""
-    return _fill(self, _rng(generator).uniform(a, b, self._data.shape))
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+    dt = self._data.dtype
+    return _fill(self, lambda n: _G.uniform(_eng(generator), n, dt, a, b))
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
-    """Fill with normal samples (``torch.Tensor.normal_``)."""
-    return _fill(self, mean + std * _rng(generator).standard_normal(self._data.shape))
+    """Fill with normal samples (``torch.Tensor.normal_``). RuntimeError for a negative ``std``."""
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
+    dt = self._data.dtype
+    if not self._data.flags.c_contiguous:  # PyTorch's scalar path for non-contiguous tensors
+        return _fill(self, lambda n: _G._normal_scalar(_eng(generator), n, mean, std).astype(dt))
+    return _fill(self, lambda n: _G.normal(_eng(generator), n, dt, mean, std))
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
-    prob = p._data if isinstance(p, Tensor) else p
-    return _fill(self, _rng(generator).random(self._data.shape) < prob)
+    """Fill with 1 (probability ``p``, a float or a tensor broadcast to ``self``) or 0."""
+    eng = _eng(generator)
+    if isinstance(p, Tensor):
+        prob = np.broadcast_to(p._data, self._data.shape).transpose(_memory_perm(self._data))
+        return _fill(self, lambda n: _G.bernoulli_tensor(eng, np.ascontiguousarray(prob)).ravel())
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    return _fill(self, lambda n: _G.bernoulli_scalar(eng, n, p))
 
 
 def random_(self, from_=0, to=None, *, generator=None):
+    """Fill with integers: ``random_()`` in ``[0, 2**mantissa]`` (floats) or ``[0, max]`` (integers),
+    ``random_(to)`` in ``[0, to)``, ``random_(from, to)`` in ``[from, to)``."""
+    dt = self._data.dtype
+    eng = _eng(generator)
+    if to is None and from_ == 0:
+        return _fill(self, lambda n: _G.random_default(eng, n, dt))
     if to is None:
-        from_, to = 0, from_ if from_ else 2 ** 24
-    return _fill(self, _rng(generator).integers(from_, to, self._data.shape))
+        from_, to = 0, from_
+    if from_ >= to:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+    _check_int_range(dt, int(from_), int(to))
+    return _fill(self, lambda n: _G.random_from_to(eng, n, int(from_), int(to), _wide(dt)))
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
-    return _fill(self, _rng(generator).exponential(1.0 / lambd, self._data.shape))
+    """Fill with ``Exp(lambd)`` samples."""
+    return _fill(self, lambda n: _G.exponential(_eng(generator), n, lambd))
 
 
 def geometric_(self, p, *, generator=None):
-    return _fill(self, _rng(generator).geometric(p, self._data.shape))
+    """Fill with the number of Bernoulli(``p``) trials up to the first success."""
+    return _fill(self, lambda n: _G.geometric(_eng(generator), n, p))
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-    return _fill(self, _rng(generator).lognormal(mean, std, self._data.shape))
+    """Fill with ``exp(N(mean, std))`` samples."""
+    return _fill(self, lambda n: _G.log_normal(_eng(generator), n, mean, std))
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
-    return _fill(self, median + sigma * _rng(generator).standard_cauchy(self._data.shape))
+    """Fill with Cauchy(``median``, ``sigma``) samples."""
+    return _fill(self, lambda n: _G.cauchy(_eng(generator), n, median, sigma))
 
 
 def multinomial_method(self, num_samples, replacement=False, *, generator=None):

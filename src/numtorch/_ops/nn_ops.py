@@ -606,14 +606,16 @@ class NativeDropoutBackward0(Op):
         return g * self.saved
 
 
-def _keep_mask(shape, p, dtype):
-    """Mask of ``1/(1-p)`` (kept) and ``0`` (dropped) from the default generator."""
-    from ..random import _rng
+def _keep_mask(shape, p, dtype, like=None):
+    """Dropout noise as PyTorch makes it: ``bernoulli_(1 - p)`` on an empty tensor of ``dtype`` (laid out like
+    ``like`` when given), then divided by ``1 - p`` in that dtype: ``1/(1-p)`` where kept, 0 where dropped."""
+    from ..random import bernoulli_
     q = 1.0 - p
-    u = _rng(None).random(shape, dtype=np.float64 if dtype == np.float64 else np.float32)
-    mask = (u < q).astype(dtype)
-    if q > 0:
-        mask *= 1.0 / q
+    if q <= 0:  # p == 1: zeros, without drawing (as PyTorch)
+        return np.zeros(shape, dtype)
+    noise = _make(np.empty_like(like) if like is not None else np.empty(shape, dtype))
+    mask = bernoulli_(noise, q)._data
+    np.divide(mask, mask.dtype.type(q), out=mask)
     return mask
 
 
@@ -636,7 +638,7 @@ def dropout(input: Tensor, p: float = 0.5, train: bool = True, inplace: bool = F
     """
     if not train or p == 0 or input._data.size == 0:
         return input
-    return _apply_mask(input, _keep_mask(input._data.shape, p, input._data.dtype), inplace)
+    return _apply_mask(input, _keep_mask(input._data.shape, p, input._data.dtype, input._data), inplace)
 
 
 def feature_dropout(input: Tensor, p: float = 0.5, train: bool = True, inplace: bool = False) -> Tensor:

@@ -220,8 +220,14 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     """Randomized leaky ReLU (``F.rrelu``): slopes uniform in ``[lower, upper]`` when training, else their mean."""
     _floats(input, "rrelu_with_noise_cpu")
     if training:
-        from ..random import _rng
-        slope = _rng(None).uniform(lower, upper, input.shape).astype(input._data.dtype)
+        # PyTorch draws one float64 uniform per non-positive element, in order (``rrelu_with_noise``)
+        from .. import _generator, random
+        x = input._data
+        slope = _np.ones(x.shape, x.dtype)
+        neg = x <= 0
+        op = _np.float64 if x.dtype == _np.float64 else _np.float32  # bounds are cast to the op-math type first
+        slope[neg] = _generator.uniform(random._eng(None), int(neg.sum()), _np.float64, float(op(lower)),
+                                        float(op(upper)))
     else:
         slope = (lower + upper) / 2
     return _act(input, inplace, lambda x: _N.LeakyReluBackward0.apply(x, slope=slope))

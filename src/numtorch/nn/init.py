@@ -2,8 +2,9 @@
 
 Every initializer fills its tensor in place under ``no_grad`` (so it works on a Parameter that
 requires grad), accepts ``generator=`` (a ``numtorch.Generator``; default the global one) and
-returns the tensor. The distributions and the fan/gain arithmetic are PyTorch's exactly; the random
-streams are NumPy's, so values match PyTorch's only in distribution, never sample by sample.
+returns the tensor. Each one calls the same in-place samplers in the same order as PyTorch's, so after
+``manual_seed`` the values are PyTorch's (up to the last bit of ``erfinv``/QR for ``trunc_normal_``/
+``orthogonal_``).
 
 Fans of a weight ``(out, in, *kernel)``: ``fan_in = in * prod(kernel)``, ``fan_out = out * prod(kernel)``
 (a Linear weight ``(out, in)`` has ``fan_in = in``).
@@ -17,7 +18,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import no_grad
-from ..random import _rng
+from .. import random as _random
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
            "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
@@ -32,11 +33,6 @@ def _assign(tensor: Tensor, arr: np.ndarray) -> Tensor:
     with no_grad():
         tensor.copy_(_make(np.asarray(arr)))
     return tensor
-
-
-def _sample_dtype(tensor):
-    # draw float32 samples directly for float32 tensors (no float64 temporary of the full size)
-    return np.float32 if tensor._data.dtype == np.float32 else np.float64
 
 
 def calculate_gain(nonlinearity: str, param=None) -> float:
@@ -84,52 +80,61 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """Fill with samples from ``U(a, b)``."""
-    arr = _rng(generator).random(tensor.shape, dtype=_sample_dtype(tensor))
-    arr *= b - a
-    arr += a
-    return _assign(tensor, arr)
+    with no_grad():
+        return _random.uniform_(tensor, a, b, generator=generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill with samples from ``N(mean, std^2)``."""
-    arr = _rng(generator).standard_normal(tensor.shape, dtype=_sample_dtype(tensor))
-    arr *= std
-    arr += mean
-    return _assign(tensor, arr)
+    with no_grad():
+        return _random.normal_(tensor, mean, std, generator=generator)
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator=None) -> Tensor:
     """Fill with ``N(mean, std^2)`` samples conditioned on ``[a, b]`` (``torch.nn.init.trunc_normal_``).
 
-    Rejection sampling, as PyTorch: redraw from the normal when most of its mass lies in ``[a, b]``,
-    otherwise draw uniformly in ``[a, b]`` and accept with the normal's relative density. Warns when
-    ``mean`` is more than 2 std outside ``[a, b]``.
+    Rejection sampling with PyTorch's draws: when most of the normal's mass lies in ``[a, b]``, redraw
+    the whole tensor's normals and keep them where the current value is out of range; otherwise draw
+    uniformly in ``[a, b]`` and accept with the normal's relative density. Warns when ``mean`` is more
+    than 2 std outside ``[a, b]``.
     """
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
-    rng = _rng(generator)
-    n = tensor.numel()
-    out = np.empty(n)
-    pending = np.arange(n)
 
     def cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
-    mass = cdf((b - mean) / std) - cdf((a - mean) / std)
-    mode = max(a, min(mean, b))
-    log_peak = -0.5 * ((mode - mean) / std) ** 2
-    while pending.size:  # each round redraws only the rejected entries
-        if mass > 0.3:
-            cand = mean + std * rng.standard_normal(pending.size)
-            ok = (cand >= a) & (cand <= b)
+    dt = tensor._data.dtype
+    buf = _make(np.empty(tensor.shape, dt))
+
+    def draw(sampler, *args):
+        return sampler(buf, *args, generator=generator)._data.copy()
+
+    with no_grad():
+        if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+            lo, hi = dt.type(a), dt.type(b)
+            result = draw(_random.normal_, mean, std)
+            while True:
+                bad = (result < lo) | (result > hi)
+                if not bad.any():
+                    break
+                result = np.where(bad, draw(_random.normal_, mean, std), result)
         else:
-            cand = rng.uniform(a, b, pending.size)
-            ok = np.log(rng.random(pending.size)) <= -0.5 * ((cand - mean) / std) ** 2 - log_peak
-        out[pending[ok]] = cand[ok]
-        pending = pending[~ok]
-    return _assign(tensor, out.reshape(tensor.shape))
+            mode = max(a, min(mean, b))
+            log_peak = dt.type(-0.5 * ((mode - mean) / std) ** 2)
+
+            def log_density(x):  # -0.5 ((x - mean) / std)^2 - log_peak, in the tensor's dtype
+                return ((x - dt.type(mean)) / dt.type(std)) ** 2 * dt.type(-0.5) - log_peak
+
+            result = draw(_random.uniform_, a, b)
+            pending = np.log(draw(_random.uniform_, 0.0, 1.0)) > log_density(result)
+            while pending.any():
+                cand = draw(_random.uniform_, a, b)
+                result = np.where(pending, cand, result)
+                pending = pending & (np.log(draw(_random.uniform_, 0.0, 1.0)) > log_density(cand))
+    return _assign(tensor, result)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -220,7 +225,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _rng(generator).standard_normal((rows, cols))
+    flat = _random.normal_(_make(np.empty((rows, cols), tensor._data.dtype)), 0.0, 1.0, generator=generator)._data
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -232,17 +237,17 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
     """2-D tensor with ``N(0, std^2)`` entries and ``ceil(sparsity * rows)`` zeros per column at random
-    rows. ValueError for other ranks."""
+    rows (one ``randperm`` per column, as PyTorch). ValueError for other ranks."""
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
-    rng = _rng(generator)
-    arr = std * rng.standard_normal((rows, cols))
-    # an independent random row permutation per column: argsort of uniform keys
-    zero_rows = np.argsort(rng.random((rows, cols)), axis=0)[:num_zeros]
-    arr[zero_rows, np.arange(cols)] = 0
-    return _assign(tensor, arr)
+    with no_grad():
+        _random.normal_(tensor, 0.0, std, generator=generator)
+        for col in range(cols):
+            zero_rows = _random.randperm(rows, generator=generator)._data[:num_zeros]
+            tensor._data[zero_rows, col] = 0
+    return tensor
 
 
 def _make_deprecate(meth):

@@ -122,10 +122,15 @@ class DataLoader:
         return len(self.batch_sampler) if self.batch_sampler is not None else len(self.sampler)
 
     def __iter__(self):
+        # PyTorch draws a base seed for worker processes from ``generator`` each time an iterator is made,
+        # workers or not; drawing it too keeps the default stream in step with PyTorch's
+        from ... import _generator
+        from ...random import _eng
+        base_seed = int(_generator.random_default(_eng(self.generator), 1, "int64")[0])
         if self._iterable:
             return self._iter_iterable()
         if self.num_workers > 0:
-            return self._iter_workers()
+            return self._iter_workers(base_seed)
         return self._iter_map()
 
     def _iter_map(self):
@@ -152,12 +157,10 @@ class DataLoader:
         if batch and not self.drop_last:
             yield self.collate_fn(batch)
 
-    def _iter_workers(self):
-        from ...random import randint
+    def _iter_workers(self, base_seed):
         ctx = self.multiprocessing_context or multiprocessing.get_context("fork")
         if isinstance(ctx, str):
             ctx = multiprocessing.get_context(ctx)
-        base_seed = int(randint(0, 2 ** 62, (1,), generator=self.generator).item())
         counter = ctx.Value("i", 0)
         # jobs are drawn lazily and at most prefetch_factor * num_workers are in flight (as in PyTorch), so a
         # sampler with a huge num_samples is never materialized (Pool.imap would drain it eagerly)

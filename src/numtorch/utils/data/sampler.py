@@ -1,6 +1,8 @@
 """Samplers (mirrors ``torch.utils.data.sampler``): which indices a DataLoader visits, in what order."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..._tensor import Tensor
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
@@ -50,18 +52,22 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
-        from ...random import randint, randperm
+        from ... import _generator
+        from ...random import Generator, _eng, randint, randperm
         n = len(self.data_source)
+        generator = self.generator
+        if generator is None:  # as PyTorch: a fresh generator seeded from the default stream
+            generator = Generator().manual_seed(int(_generator.random_default(_eng(None), 1, np.int64)[0]))
         if self.replacement:
-            left = self.num_samples
-            while left > 0:
-                k = min(32, left)
-                yield from randint(0, n, (k,), generator=self.generator).tolist()
-                left -= k
+            for _ in range(self.num_samples // 32):
+                yield from randint(0, n, (32,), generator=generator).tolist()
+            if self.num_samples % 32:
+                yield from randint(0, n, (self.num_samples % 32,), generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield from randperm(n, generator=self.generator).tolist()
-        yield from randperm(n, generator=self.generator).tolist()[: self.num_samples % n]
+            yield from randperm(n, generator=generator).tolist()
+        if self.num_samples % n:
+            yield from randperm(n, generator=generator).tolist()[: self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
