@@ -13,7 +13,8 @@ Training (nanoGPT's ``train.py``): random windows of ``block_size`` characters, 
 weight decay 0.1 only on >= 2-D parameters), linear warmup then cosine decay of the learning rate
 from ``--lr`` to ``--min-lr``, gradient clipping at 1.0. The default is nanoGPT's CPU configuration
 (4 layers, 4 heads, 128 wide, block 64, batch 12, 2000 iterations, lr 1e-3 -> 1e-4, dropout 0),
-which nanoGPT reports reaching val loss 1.88.
+which nanoGPT reports reaching val loss 1.88. numtorch's generator is PyTorch's and the random draws
+come in nanoGPT's order, so a seed gives the same initial weights and batches as nanoGPT's train.py.
 
     python -m numtorch.examples.gpt --data ../shared/data/tinyshakespeare.txt --out runs/gpt
     python -m numtorch.examples.gpt --sample-only --checkpoint runs/gpt/gpt.pt --prompt "ROMEO:"
@@ -295,7 +296,14 @@ def main(argv=None):
     losses = {"train": float("nan"), "val": float("nan")}
     bar = progress(range(args.max_iters + 1), args, desc="gpt", unit="iter")
     model.train()
+    # The random draws come in nanoGPT's order (the first batch before the first evaluation, the next
+    # batch right after each forward pass), so with the same seed this run takes the same batches as
+    # nanoGPT's train.py on PyTorch.
+    xb, yb = get_batch(train_data, args.block_size, args.batch_size)
     for it in bar:
+        lr = get_lr(it, args.lr, args.min_lr, args.warmup_iters, lr_decay_iters)
+        for group in opt.param_groups:
+            group["lr"] = lr
         if it % args.eval_interval == 0 or it == args.max_iters:
             losses = estimate_loss(model, splits, args.eval_iters, args.block_size, args.batch_size)
             for curve, key in ((train_curve, "train"), (val_curve, "val")):
@@ -305,16 +313,13 @@ def main(argv=None):
             (bar.write if hasattr(bar, "write") else print)(msg)
         if it == args.max_iters:
             break
-        lr = get_lr(it, args.lr, args.min_lr, args.warmup_iters, lr_decay_iters)
-        for group in opt.param_groups:
-            group["lr"] = lr
-        xb, yb = get_batch(train_data, args.block_size, args.batch_size)
         _, loss = model(xb, yb)
-        opt.zero_grad(set_to_none=True)
+        xb, yb = get_batch(train_data, args.block_size, args.batch_size)
         loss.backward()
         if args.grad_clip > 0:
             nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip)
         opt.step()
+        opt.zero_grad(set_to_none=True)
         if hasattr(bar, "set_postfix") and it % 10 == 0:
             bar.set_postfix(loss=f"{loss.item():.4f}", lr=f"{lr:.2e}")
 
