@@ -273,3 +273,44 @@ def test_makemore_style_training_step_matches():
     np.testing.assert_array_equal(ia, ib)
     np.testing.assert_allclose(pa, pb, rtol=1e-5, atol=1e-7)
     np.testing.assert_array_equal(sa, sb)
+
+
+@needs_x86
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("n", [5, 16, 40, 100])
+def test_half_precision_samples_match(dtype, n):
+    for fn in (lambda t: t.rand(n, dtype=getattr(t, dtype)), lambda t: t.randn(n, dtype=getattr(t, dtype)),
+               lambda t: t.empty(n, dtype=getattr(t, dtype)).uniform_(-2, 3)):
+        a, b = both(3, fn)
+        same(a.float(), b.float())
+
+
+def test_poisson_matches():
+    lam = np.tile(np.array([0.0, 0.5, 3.0, 9.9, 10.0, 25.0, 1000.5]), 20)
+    a, b = both(5, lambda t: [t.poisson(t.tensor(lam)), t.poisson(t.tensor(lam.astype(np.float32))), t.rand(3)])
+    for x, y in zip(a, b):
+        same(x, y)
+    with pytest.raises(RuntimeError, match="non-negative"):
+        numtorch.poisson(numtorch.tensor([-1.0]))
+
+
+@needs_x86
+@not_mkl_bernoulli
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_transformer_layers_train_mode_match(batch_first):
+    """Dropout masks follow memory order, so MHA's output layout ((L, N, E) in memory) must be PyTorch's."""
+    x = np.random.default_rng(0).standard_normal((5, 2, 8)).astype(np.float32)
+
+    def fn(t):
+        enc = t.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.2, batch_first=batch_first)
+        dec = t.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.2, batch_first=batch_first)
+        src = t.tensor(x)
+        mem = enc(src)
+        return [mem, dec(src, mem), t.rand(2)]
+    a, b = both(3, fn)
+    for x1, y1 in zip(a, b):
+        np.testing.assert_allclose(x1.detach().numpy(), y1.detach().numpy(), rtol=1e-5, atol=1e-5)
+    mha_a, mha_b = both(1, lambda t: t.nn.MultiheadAttention(8, 2, batch_first=batch_first))
+    q = np.random.default_rng(1).standard_normal((2, 5, 8)).astype(np.float32)
+    oa, ob = mha_a(*(numtorch.tensor(q),) * 3)[0], mha_b(*(torch.tensor(q),) * 3)[0]
+    assert oa.stride() == ob.stride()

@@ -13,7 +13,9 @@ words into samples the way ATen's CPU kernels do (``DistributionsHelper.h``,
   Box-Muller to blocks of 16 (8 cosines, 8 sines) with the Cephes float32 log/sin/cos polynomials of
   ``avx_mathfun.h``; a ragged end is redone from 16 fresh uniforms. Shorter or float64 tensors use
   the scalar Box-Muller whose second value is cached in the generator;
-- integers in ``[low, high)`` are ``word % (high - low) + low`` (two words when the range needs 64 bits).
+- integers in ``[low, high)`` are ``word % (high - low) + low`` (two words when the range needs 64 bits);
+- float16/bfloat16 samples are float32 samples rounded (``normal_`` draws uniforms per whole block);
+- ``poisson`` is ATen's ``sample_poisson`` (Hoermann's transformed rejection for rates >= 10).
 
 Known difference: on Intel CPUs PyTorch draws ``bernoulli_(p)`` with a float ``p`` (and so ``dropout``)
 from MKL's MCG31 stream; numtorch always uses ATen's portable kernel, which PyTorch uses on other CPUs.
@@ -151,8 +153,9 @@ def _mantissa_digits(dt: np.dtype) -> int:
 
 
 def uniform01(eng: Engine, n: int, dt) -> np.ndarray:
-    """``n`` uniforms in [0, 1): float32 for 16/32-bit dtypes (11/8/24 bits), float64 (53 bits) for float64."""
-    digits = _mantissa_digits(np.dtype(dt))
+    """``n`` uniforms in [0, 1): float64 (53 bits) for float64, else float32 (24 bits); PyTorch samples
+    float16/bfloat16 in float32 and rounds the result."""
+    digits = 53 if np.dtype(dt) == np.float64 else 24
     if digits == 53:
         return (eng.random64(n) & np.uint64((1 << 53) - 1)).astype(np.float64) * (1.0 / (1 << 53))
     return (eng.random(n) & np.uint64((1 << digits) - 1)).astype(np.float32) * np.float32(1.0 / (1 << digits))
@@ -230,8 +233,9 @@ def normal(eng: Engine, n: int, dt, mean: float = 0.0, std: float = 1.0) -> np.n
     if n < 16:
         return _normal_scalar(eng, n, mean, std).astype(dt)
     work = np.float64 if dt == np.float64 else np.float32
-    u = uniform01(eng, n, work)
     full = n - n % 16
+    # float16/bfloat16 draw uniforms only for the whole blocks; the others draw all n up front
+    u = uniform01(eng, full if dt.itemsize == 2 else n, work)
     out = np.empty(n, work)
     out[:full] = _box_muller16(u[:full], mean, std)
     if n % 16:  # the ragged end: the last 16 values are redone from 16 fresh uniforms
@@ -340,3 +344,43 @@ def multinomial_with_replacement(eng: Engine, rows: np.ndarray, num_samples: int
         u = uniform01(eng, num_samples, np.float64)
         out[i] = np.searchsorted(cdf[i].astype(np.float64), u, side="left")
     return out
+
+
+def poisson(eng: Engine, lam: np.ndarray) -> np.ndarray:
+    """Poisson samples for the rates ``lam`` in order (ATen's ``sample_poisson``): Hoermann's transformed
+    rejection for rates >= 10, multiplication of uniforms below; float64 uniforms drawn one at a time."""
+    def u() -> float:
+        return float(eng.random64(1)[0] & np.uint64((1 << 53) - 1)) * (1.0 / (1 << 53))
+
+    out = np.empty(lam.size, np.float64)
+    for i, rate in enumerate(lam.ravel().tolist()):
+        if rate >= 10:
+            slam, loglam = math.sqrt(rate), math.log(rate)
+            b = 0.931 + 2.53 * slam
+            a = -0.059 + 0.02483 * b
+            invalpha = 1.1239 + 1.1328 / (b - 3.4)
+            vr = 0.9277 - 3.6224 / (b - 2)
+            while True:
+                uu = u() - 0.5
+                v = u()
+                us = 0.5 - abs(uu)
+                k = math.floor((2 * a / us + b) * uu + rate + 0.43)
+                if us >= 0.07 and v <= vr:
+                    break
+                if k < 0 or (us < 0.013 and v > us):
+                    continue
+                if (math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b)
+                        <= -rate + k * loglam - math.lgamma(k + 1.0)):
+                    break
+        elif rate == 0:
+            k = 0
+        else:
+            enlam, k, prod = math.exp(-rate), 0, 1.0
+            while True:
+                prod *= u()
+                if prod > enlam:
+                    k += 1
+                else:
+                    break
+        out[i] = k
+    return out.reshape(lam.shape)

@@ -4,8 +4,8 @@ A ``Generator`` is PyTorch's CPU generator: a Mersenne Twister seeded as PyTorch
 words become samples the way ATen's CPU kernels make them (``_generator.py``). So after
 ``manual_seed(s)``, ``rand``/``randn``/``randint``/``randperm``/``normal``/``bernoulli``/``multinomial``,
 the in-place samplers, ``nn.init``, dropout and a shuffling ``DataLoader`` give the same values as
-PyTorch on a CPU, and ``get_rng_state()`` is PyTorch's 5056-byte state. Exceptions: ``poisson``
-(NumPy's sampler seeded from the stream) and, on Intel CPUs only, PyTorch's MKL ``bernoulli_(p)``.
+PyTorch on a CPU, and ``get_rng_state()`` is PyTorch's 5056-byte state. Exception: on Intel CPUs
+PyTorch draws ``bernoulli_(p)`` with a float ``p`` from MKL.
 """
 from __future__ import annotations
 
@@ -65,11 +65,6 @@ default_generator = Generator()
 
 def _eng(generator) -> "_G.Engine":
     return (generator or default_generator)._engine
-
-
-def _rng(generator) -> np.random.Generator:
-    """A NumPy generator seeded from the stream, for samplers PyTorch's kernels don't define here."""
-    return np.random.Generator(np.random.PCG64(int(_eng(generator).random64(2)[0])))
 
 
 def manual_seed(seed) -> Generator:
@@ -266,9 +261,12 @@ def multinomial(input: Tensor, num_samples: int, replacement=False, *, generator
 
 
 def poisson(input: Tensor, generator=None) -> Tensor:
-    """Poisson samples with rates ``input`` (``torch.poisson``), in ``input``'s dtype. NumPy's sampler,
-    seeded from the generator's stream: reproducible, but not PyTorch's values."""
-    return _make(_rng(generator).poisson(input._data).astype(input._data.dtype))
+    """Poisson samples with rates ``input`` (``torch.poisson``), in ``input``'s dtype; PyTorch's sampler.
+    RuntimeError for negative rates."""
+    lam = input._data
+    if (lam < 0).any():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return _make(_G.poisson(_eng(generator), np.ascontiguousarray(lam, dtype=np.float64)).astype(lam.dtype))
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,

@@ -593,12 +593,14 @@ class MultiheadAttention(Module):
             out = attn @ v
         else:
             out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p)
-        out = F.linear(out.transpose(1, 2).reshape(bsz, tgt_len, embed_dim), self.out_proj.weight,
-                       self.out_proj.bias)
+        # (N, H, L, hd) -> (L, N, E) in memory, as PyTorch lays it out (a batch-first result is a transposed
+        # view), so later ops that follow memory order (dropout masks) see the same layout
+        out = out.permute(2, 0, 1, 3).reshape(tgt_len, bsz, embed_dim)
+        out = F.linear(out, self.out_proj.weight, self.out_proj.bias)
         if weights is not None and average_attn_weights:
             weights = weights.mean(dim=1)
         if not is_batched:
-            return out.squeeze(0), None if weights is None else weights.squeeze(0)
-        if not self.batch_first:
+            return out.squeeze(1), None if weights is None else weights.squeeze(0)
+        if self.batch_first:
             out = out.transpose(0, 1)
         return out, weights
