@@ -12,7 +12,7 @@ import numtorch as nt
 import numtorch.nn  # noqa: F401  (makes nt.nn available)
 from conftest import assert_close, to_nt, to_ref
 
-TOL = dict(rtol=1e-4, atol=1e-5)
+TOL = dict(rtol=1e-4, atol=1e-4)  # gradients of magnitude ~10 after three SGD steps: float32 sums differ by ~1e-5
 
 
 def make_model(lib):
