@@ -314,3 +314,12 @@ def test_transformer_layers_train_mode_match(batch_first):
     q = np.random.default_rng(1).standard_normal((2, 5, 8)).astype(np.float32)
     oa, ob = mha_a(*(numtorch.tensor(q),) * 3)[0], mha_b(*(torch.tensor(q),) * 3)[0]
     assert oa.stride() == ob.stride()
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int16", "int8", "uint8", "float32", "float64", "float16"])
+def test_random_inplace_forms_match(dtype):
+    forms = [lambda x: x.random_(), lambda x: x.random_(5), lambda x: x.random_(2, 9), lambda x: x.random_(0, None),
+             lambda x: x.random_(3, None)]
+    for form in forms:
+        a, b = both(1, lambda t: form(t.empty(6, dtype=getattr(t, dtype))))
+        same(a.float(), b.float())

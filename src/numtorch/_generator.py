@@ -264,14 +264,14 @@ def _normal_scalar(eng: Engine, n: int, mean: float, std: float) -> np.ndarray:
 
 
 # ---- integers -----------------------------------------------------------------------------------
-def random_from_to(eng: Engine, n: int, low: int, high: int, wide: bool = True) -> np.ndarray:
+def random_from_to(eng: Engine, n: int, low: int, high: int, wide: bool = True, force64: bool = False) -> np.ndarray:
     """``n`` integers ``word % (high - low) + low`` as int64 (``random_from_to_kernel``).
 
     A range of 2**32 or more takes a 64-bit value per sample when the dtype is 64-bit or floating
-    (``wide``); otherwise one 32-bit word.
+    (``wide``); otherwise one 32-bit word. ``force64`` always takes 64-bit values.
     """
     span = high - low
-    words = eng.random64(n) if (span >= 1 << 32 and wide) else eng.random(n)
+    words = eng.random64(n) if (force64 or (span >= 1 << 32 and wide)) else eng.random(n)
     return ((words % np.uint64(span)).astype(np.int64) + np.int64(low)) if span < 1 << 63 else (
         (words % np.uint64(span)) + np.uint64(low & _MASK64)).astype(np.int64)
 

@@ -341,19 +341,28 @@ def bernoulli_(self, p=0.5, *, generator=None):
     return _fill(self, lambda n: _G.bernoulli_scalar(eng, n, p))
 
 
-def random_(self, from_=0, to=None, *, generator=None):
+_NO_TO = object()
+
+
+def random_(self, from_=0, to=_NO_TO, *, generator=None):
     """Fill with integers: ``random_()`` in ``[0, 2**mantissa]`` (floats) or ``[0, max]`` (integers),
-    ``random_(to)`` in ``[0, to)``, ``random_(from, to)`` in ``[from, to)``."""
+    ``random_(to)`` in ``[0, to)``, ``random_(from, to)`` in ``[from, to)``, ``random_(from, None)`` from
+    ``from`` to that top value."""
     dt = self._data.dtype
     eng = _eng(generator)
-    if to is None and from_ == 0:
-        return _fill(self, lambda n: _G.random_default(eng, n, dt))
-    if to is None:
+    open_top = to is None
+    if to is _NO_TO:
+        if from_ == 0:
+            return _fill(self, lambda n: _G.random_default(eng, n, dt))
         from_, to = 0, from_
+    elif to is None:
+        to = (1 << _G._mantissa_digits(dt)) + 1 if dt.kind == "f" or dt.name == "bfloat16" else (
+            int(np.iinfo(dt).max) + 1 if dt != np.bool_ else 2)
     if from_ >= to:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
     _check_int_range(dt, int(from_), int(to))
-    return _fill(self, lambda n: _G.random_from_to(eng, n, int(from_), int(to), _wide(dt)))
+    force64 = open_top and dt.kind in "iu" and dt.itemsize >= 4  # PyTorch: 64-bit draws for ``(from, None)`` on int32/int64
+    return _fill(self, lambda n: _G.random_from_to(eng, n, int(from_), int(to), _wide(dt), force64))
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
