@@ -167,8 +167,9 @@ def uniform(eng: Engine, n: int, dt, low: float = 0.0, high: float = 1.0) -> np.
     x = uniform01(eng, n, dt)
     acc = x.dtype.type
     lo, hi = acc(dt.type(low)), acc(dt.type(high))
-    out = _fma64(x, hi - lo, lo) if acc is np.float64 else _fma32(x, hi - lo, lo)
-    return out.astype(dt, copy=False)
+    out = (_fma64(x, hi - lo, lo) if acc is np.float64 else _fma32(x, hi - lo, lo)).astype(dt, copy=False)
+    out[out == dt.type(high)] = dt.type(low)  # a value rounded up to ``high`` becomes ``low``, as in PyTorch
+    return out
 
 
 # ---- normal -------------------------------------------------------------------------------------
@@ -264,16 +265,13 @@ def _normal_scalar(eng: Engine, n: int, mean: float, std: float) -> np.ndarray:
 
 
 # ---- integers -----------------------------------------------------------------------------------
-def random_from_to(eng: Engine, n: int, low: int, high: int, wide: bool = True, force64: bool = False) -> np.ndarray:
-    """``n`` integers ``word % (high - low) + low`` as int64 (``random_from_to_kernel``).
-
-    A range of 2**32 or more takes a 64-bit value per sample when the dtype is 64-bit or floating
-    (``wide``); otherwise one 32-bit word. ``force64`` always takes 64-bit values.
-    """
-    span = high - low
-    words = eng.random64(n) if (force64 or (span >= 1 << 32 and wide)) else eng.random(n)
-    return ((words % np.uint64(span)).astype(np.int64) + np.int64(low)) if span < 1 << 63 else (
-        (words % np.uint64(span)) + np.uint64(low & _MASK64)).astype(np.int64)
+def random_from_to(eng: Engine, n: int, base: int, span: int) -> np.ndarray:
+    """``n`` integers ``(word % span + base)`` as int64 (``uniform_int_from_to_distribution``): one 32-bit
+    word per sample, or a 64-bit value when ``span >= 2**28``; ``span == 2**64`` takes the raw 64-bit value."""
+    if span >= 1 << 64:
+        return eng.random64(n).view(np.int64)
+    words = eng.random64(n) if span >= 1 << 28 else eng.random(n)
+    return ((words % np.uint64(span)) + np.uint64(base & _MASK64)).view(np.int64)
 
 
 def random_default(eng: Engine, n: int, dt) -> np.ndarray:

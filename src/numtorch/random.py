@@ -128,9 +128,107 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     return _finish(_fill_values(_size(size), dt, lambda n: _G.normal(_eng(generator), n, dt)), requires_grad)
 
 
-def _wide(dt) -> bool:
-    # ranges of 2**32 or more take 64-bit draws only for these dtypes (uniform_int_from_to_distribution)
-    return dt in (np.int64, np.float64, np.float32) or dt.name == "bfloat16"
+_TYPE_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+               "int64": "long int", "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+               "float32": "float", "float64": "double"}
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _is_float(dt) -> bool:
+    return dt.kind == "f" or dt.name == "bfloat16"
+
+
+def _float_digits(dt) -> int:
+    return {"bfloat16": 8, "float16": 11, "float32": 24, "float64": 53}[dt.name]
+
+
+def _cast_int(dt, value: int) -> int:
+    """``int64(dtype(value))``; values the dtype can't hold are returned as they are (the range check follows)."""
+    if abs(value) >= 2 ** 62:
+        return value
+    with np.errstate(over="ignore"):
+        cast = float(np.asarray(float(value)).astype(dt).astype(np.float64))
+    return int(cast) if np.isfinite(cast) else value
+
+
+def _finfo(dt):
+    import ml_dtypes
+    return ml_dtypes.finfo(dt) if dt.name == "bfloat16" else np.finfo(dt)
+
+
+def _update_from(dt, frm: int) -> int:
+    """Move ``from`` right until its cast to the float dtype stays >= from (PyTorch's ``update_from``)."""
+    plus1 = _cast_int(dt, frm + 1)
+    if plus1 < frm:
+        return plus1 + (1 << (abs(frm + 1).bit_length() - 1 - _float_digits(dt) + 1))
+    return frm
+
+
+def _update_to(dt, to: int) -> int:
+    """Move ``to`` left until its cast to the float dtype stays < to (PyTorch's ``update_to``)."""
+    minus1 = _cast_int(dt, to - 1)
+    if minus1 >= to:
+        return minus1 - (1 << (abs(to - 1).bit_length() - 1 - _float_digits(dt) + 1))
+    return to
+
+
+def _check_from_to(dt, frm: int, to_inc: int) -> None:
+    """PyTorch's ``check_from_to_in_range``: RuntimeError outside the dtype, UserWarning past a float's exact
+    integers."""
+    name = _TYPE_NAMES.get(dt.name, dt.name)
+    if _is_float(dt):
+        lo, hi = float(_finfo(dt).min), float(_finfo(dt).max)
+    elif dt == np.bool_:
+        lo, hi = 0, 1
+    else:
+        lo, hi = int(np.iinfo(dt).min), int(np.iinfo(dt).max)
+    for value, what in ((frm, "from"), (to_inc, "to - 1")):
+        if not lo <= value <= hi:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    if _is_float(dt):
+        import warnings
+        digits = _float_digits(dt)
+        for value, what in ((frm, "from"), (to_inc, "to - 1")):
+            if value < -(1 << digits) or value > (1 << digits):
+                warnings.warn(f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
+                              f"{name} can support discrete uniform distribution only within this range. This "
+                              f"warning will become an error in version 1.7 release, please fix the code in "
+                              f"advance", UserWarning, stacklevel=4)
+
+
+def _random_from_to(eng, n: int, dt, frm, to) -> np.ndarray:
+    """PyTorch's ``random_from_to_impl`` as ``n`` values of dtype ``dt``: ``[from, to)``, or ``[from, top of
+    the dtype]`` when ``to`` is None (all 64-bit values when ``from`` is ``-2**63``)."""
+    frm = int(frm)
+    if to is not None:
+        to = int(to)
+        if frm >= to:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={frm} >= to={to}")
+        if _is_float(dt):
+            frm, to = _update_from(dt, frm), _update_to(dt, to)
+            if frm >= to:
+                raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
+                                   f"but got from={frm} >= to={to}")
+        _check_from_to(dt, frm, to - 1)
+        span = to - frm
+    elif frm != _INT64_MIN:
+        if _is_float(dt):
+            to_inc = min(1 << _float_digits(dt), _INT64_MAX)
+            frm = _update_from(dt, frm)
+            if frm >= to_inc:
+                raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
+                                   f"casted to dtype, but got from={frm} > to_inc={to_inc}")
+        else:
+            to_inc = 1 if dt == np.bool_ else int(np.iinfo(dt).max)
+        _check_from_to(dt, frm, to_inc)
+        span = to_inc - frm + 1
+    else:
+        if dt == np.float16:
+            raise NotImplementedError('"random_full_64_bits_range_kernel_cpu" not implemented for \'Half\'')
+        if not (dt in (np.int64, np.float64, np.float32) or dt.name == "bfloat16"):
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
+        span = 1 << 64
+    return _G.random_from_to(eng, n, frm, span).astype(dt)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -146,26 +244,9 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         low, high, size = 0, low, high
     if high is None:
         raise TypeError("randint() missing required argument 'high'")
-    low, high = int(low), int(high)
-    if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     dt = np.dtype(_dtype.to_np(dtype)) if dtype is not None else np.dtype(np.int64)
-    _check_int_range(dt, low, high)
     shape = _size((size,)) if not isinstance(size, int) else (size,)
-    arr = _fill_values(shape, dt, lambda n: _G.random_from_to(_eng(generator), n, low, high, _wide(dt)))
-    return _make(arr)
-
-
-_C_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int", "int64": "long"}
-
-
-def _check_int_range(dt, low, high):
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        if not info.min <= low <= info.max:
-            raise RuntimeError(f"from is out of bounds for {_C_NAMES.get(dt.name, dt.name)}")
-        if not info.min <= high - 1 <= info.max:
-            raise RuntimeError(f"to - 1 is out of bounds for {_C_NAMES.get(dt.name, dt.name)}")
+    return _make(_fill_values(shape, dt, lambda n: _random_from_to(_eng(generator), n, dt, low, high)))
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
@@ -347,22 +428,14 @@ _NO_TO = object()
 def random_(self, from_=0, to=_NO_TO, *, generator=None):
     """Fill with integers: ``random_()`` in ``[0, 2**mantissa]`` (floats) or ``[0, max]`` (integers),
     ``random_(to)`` in ``[0, to)``, ``random_(from, to)`` in ``[from, to)``, ``random_(from, None)`` from
-    ``from`` to that top value."""
+    ``from`` to that top value (``random_(-2**63, None)``: all 64-bit values)."""
     dt = self._data.dtype
     eng = _eng(generator)
-    open_top = to is None
     if to is _NO_TO:
         if from_ == 0:
             return _fill(self, lambda n: _G.random_default(eng, n, dt))
         from_, to = 0, from_
-    elif to is None:
-        to = (1 << _G._mantissa_digits(dt)) + 1 if dt.kind == "f" or dt.name == "bfloat16" else (
-            int(np.iinfo(dt).max) + 1 if dt != np.bool_ else 2)
-    if from_ >= to:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
-    _check_int_range(dt, int(from_), int(to))
-    force64 = open_top and dt.kind in "iu" and dt.itemsize >= 4  # PyTorch: 64-bit draws for ``(from, None)`` on int32/int64
-    return _fill(self, lambda n: _G.random_from_to(eng, n, int(from_), int(to), _wide(dt), force64))
+    return _fill(self, lambda n: _random_from_to(eng, n, dt, from_, to))
 
 
 def exponential_(self, lambd=1.0, *, generator=None):

@@ -61,13 +61,12 @@ class RandomSampler(Sampler):
         if self.replacement:
             for _ in range(self.num_samples // 32):
                 yield from randint(0, n, (32,), generator=generator).tolist()
-            if self.num_samples % 32:
-                yield from randint(0, n, (self.num_samples % 32,), generator=generator).tolist()
+            yield from randint(0, n, (self.num_samples % 32,), generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from randperm(n, generator=generator).tolist()
-        if self.num_samples % n:
-            yield from randperm(n, generator=generator).tolist()[: self.num_samples % n]
+        # PyTorch draws this last permutation even when nothing of it is used, which moves the stream
+        yield from randperm(n, generator=generator).tolist()[: self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
