@@ -124,8 +124,58 @@ def test_state_errors():
         numtorch.set_rng_state(numtorch.zeros(10, dtype=numtorch.uint8))
     with pytest.raises(TypeError, match="ByteTensor"):
         numtorch.set_rng_state(numtorch.zeros(5056))
-    with pytest.raises(RuntimeError):
+    with pytest.raises(ValueError, match="Overflow"):
         numtorch.manual_seed(2 ** 64)
+
+
+_BAD_CALLS = {
+    "uniform_ on int64": lambda t: t.empty(3, dtype=t.int64).uniform_(),
+    "normal_ on int64": lambda t: t.empty(3, dtype=t.int64).normal_(),
+    "log_normal_ on int64": lambda t: t.empty(3, dtype=t.int64).log_normal_(),
+    "cauchy_ on int64": lambda t: t.empty(3, dtype=t.int64).cauchy_(),
+    "exponential_ on int64": lambda t: t.empty(3, dtype=t.int64).exponential_(),
+    "exponential_(-1)": lambda t: t.empty(3).exponential_(-1),
+    "exponential_(0)": lambda t: t.empty(3).exponential_(0),
+    "geometric_(0)": lambda t: t.empty(3).geometric_(0),
+    "geometric_(1)": lambda t: t.empty(3).geometric_(1),
+    "log_normal_(0, -1)": lambda t: t.empty(3).log_normal_(0, -1),
+    "cauchy_(0, -1)": lambda t: t.empty(3).cauchy_(0, -1),
+    "uniform_(0, inf)": lambda t: t.empty(3).uniform_(0, float("inf")),
+    "uniform_(-3e38, 3e38)": lambda t: t.empty(3).uniform_(-3e38, 3e38),
+    "uniform_(2, 1)": lambda t: t.empty(3).uniform_(2, 1),
+    "bernoulli_ p > 1": lambda t: t.empty(3).bernoulli_(t.tensor([0.5, 1.5, 0.2])),
+    "bernoulli nan": lambda t: t.bernoulli(t.tensor([float("nan")])),
+    "bernoulli int": lambda t: t.bernoulli(t.tensor([1, 0])),
+    "poisson nan": lambda t: t.poisson(t.tensor([float("nan")])),
+    "poisson int": lambda t: t.poisson(t.tensor([1, 2])),
+    "randperm uint8 1000": lambda t: t.randperm(1000, dtype=t.uint8),
+    "randperm bool": lambda t: t.randperm(3, dtype=t.bool),
+    "randperm -1": lambda t: t.randperm(-1),
+    "randperm float16 3000": lambda t: t.randperm(3000, dtype=t.float16),
+    "randint requires_grad": lambda t: t.randint(0, 5, (3,), requires_grad=True),
+    "rand_like int": lambda t: t.rand_like(t.tensor([1, 2])),
+    "randn_like int": lambda t: t.randn_like(t.tensor([1, 2])),
+    "normal int mean": lambda t: t.normal(t.tensor([1, 2]), 1.0),
+    "normal shapes": lambda t: t.normal(t.zeros(3), t.ones(4)),
+    "bernoulli_ shapes": lambda t: t.empty(3).bernoulli_(t.ones(4) * 0.5),
+    "set_rng_state size": lambda t: t.set_rng_state(t.zeros(10, dtype=t.uint8)),
+    "set_rng_state dtype": lambda t: t.set_rng_state(t.zeros(5056)),
+    "WeightedRandomSampler 0": lambda t: t.utils.data.WeightedRandomSampler([1, 2], 0),
+    "WeightedRandomSampler 2-D": lambda t: t.utils.data.WeightedRandomSampler([[1, 2]], 3),
+}
+
+
+@pytest.mark.parametrize("name", list(_BAD_CALLS))
+def test_bad_random_calls_raise_like_pytorch(name):
+    def outcome(lib):
+        try:
+            _BAD_CALLS[name](lib)
+        except Exception as e:  # noqa: BLE001 - the point is to compare whatever is raised
+            return type(e).__name__, str(e)
+        return None
+    got, want = outcome(numtorch), outcome(torch)
+    assert want is not None
+    assert got == want
 
 
 @needs_x86

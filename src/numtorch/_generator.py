@@ -97,8 +97,8 @@ class Engine:
     def set_state(self, data: np.ndarray) -> None:
         raw = np.ascontiguousarray(data, dtype=np.uint8).tobytes()
         if len(raw) != STATE_SIZE:
-            raise RuntimeError(f"Expected either a THGeneratorState of size 5048 or a CPUGeneratorImplState "
-                               f"of size {STATE_SIZE} but found the input RNG state size to be {len(raw)}")
+            raise RuntimeError(f"Expected a CPUGeneratorImplState of size {STATE_SIZE} but found the input RNG "
+                               f"state size to be {len(raw)}")
         seed = int(np.frombuffer(raw, np.uint64, 1, 0)[0])
         left = int(np.frombuffer(raw, np.int32, 1, 8)[0])
         nxt = int(np.frombuffer(raw, np.uint64, 1, 16)[0])
@@ -161,13 +161,17 @@ def uniform01(eng: Engine, n: int, dt) -> np.ndarray:
     return (eng.random(n) & np.uint64((1 << digits) - 1)).astype(np.float32) * np.float32(1.0 / (1 << digits))
 
 
-def uniform(eng: Engine, n: int, dt, low: float = 0.0, high: float = 1.0) -> np.ndarray:
-    """``uniform_(low, high)``: ``x * (high - low) + low``, with ``low``/``high`` cast to the dtype first."""
+def uniform(eng: Engine, n: int, dt, low: float = 0.0, high: float = 1.0, fused: bool = True) -> np.ndarray:
+    """``uniform_(low, high)``: ``x * (high - low) + low``, with ``low``/``high`` cast to the dtype first.
+    ``fused=False`` rounds the product before the sum (kernels compiled without FMA, e.g. rrelu's)."""
     dt = np.dtype(dt)
     x = uniform01(eng, n, dt)
     acc = x.dtype.type
     lo, hi = acc(dt.type(low)), acc(dt.type(high))
-    out = (_fma64(x, hi - lo, lo) if acc is np.float64 else _fma32(x, hi - lo, lo)).astype(dt, copy=False)
+    if not fused:
+        out = (x * (hi - lo) + lo).astype(dt, copy=False)
+    else:
+        out = (_fma64(x, hi - lo, lo) if acc is np.float64 else _fma32(x, hi - lo, lo)).astype(dt, copy=False)
     out[out == dt.type(high)] = dt.type(low)  # a value rounded up to ``high`` becomes ``low``, as in PyTorch
     return out
 
@@ -334,6 +338,8 @@ def log_normal(eng: Engine, n: int, mean: float, std: float) -> np.ndarray:
 def multinomial_with_replacement(eng: Engine, rows: np.ndarray, num_samples: int) -> np.ndarray:
     """Inverse-CDF sampling per row: running sums in the input's dtype, normalised, last bucket set to 1,
     then the first bucket whose cumulative value is ``>= u`` (a float64 uniform)."""
+    if rows.dtype.itemsize == 2:  # float16/bfloat16 accumulate in float32
+        rows = rows.astype(np.float32)
     cdf = np.cumsum(rows, axis=1, dtype=rows.dtype)
     cdf = cdf / cdf[:, -1:]
     cdf[:, -1] = 1

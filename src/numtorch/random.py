@@ -34,7 +34,7 @@ class Generator:
         """Reseed with ``seed`` (an int in ``[-2**63, 2**64)``; negatives wrap modulo 2**64)."""
         seed = int(seed)
         if not -(1 << 63) <= seed < (1 << 64):
-            raise RuntimeError(f"Overflow when unpacking long: seed {seed} is outside [-2**63, 2**64)")
+            raise ValueError("Overflow when unpacking long long")
         self._engine.reseed(seed)
         return self
 
@@ -54,8 +54,7 @@ class Generator:
         """Restore a state from ``get_state`` (numtorch's or PyTorch's). RuntimeError for a wrong size
         and TypeError for a non-uint8 tensor."""
         if not isinstance(new_state, Tensor) or new_state._data.dtype != np.uint8:
-            raise TypeError(f"expected a torch.ByteTensor, but got "
-                            f"{type(new_state).__name__ if not isinstance(new_state, Tensor) else new_state.type()}")
+            raise TypeError("RNG state must be a torch.ByteTensor")
         self._engine.set_state(new_state._data.reshape(-1))
         return self
 
@@ -107,6 +106,24 @@ def _finish(arr, requires_grad):
     return t
 
 
+_SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+                 "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
+
+
+def _need_float(dt, kernel: str) -> None:
+    """PyTorch's dispatch error for a floating-point-only kernel given another dtype."""
+    if not (dt.kind == "f" or dt.name == "bfloat16"):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_SCALAR_NAMES.get(dt.name, dt.name)}\'')
+
+
+def _out(result: Tensor, out) -> Tensor:
+    """Write ``result`` into ``out`` (resized when its shape differs) and return ``out``; or ``result``."""
+    if out is None:
+        return result
+    from ._ops.pointwise import _out as write
+    return write(result, out)
+
+
 def _fill_values(shape, dt, draw) -> np.ndarray:
     n = int(np.prod(shape, dtype=np.int64))
     return draw(n).astype(dt, copy=False).reshape(shape)
@@ -116,16 +133,20 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
          pin_memory=False) -> Tensor:
     """Uniform samples in ``[0, 1)`` with shape ``size`` (``torch.rand``); the default float dtype."""
     _check_device(device)
+    dtype = dtype if dtype is not None or out is None else out.dtype
     dt = _float_dtype(dtype).np
-    return _finish(_fill_values(_size(size), dt, lambda n: _G.uniform(_eng(generator), n, dt)), requires_grad)
+    return _out(_finish(_fill_values(_size(size), dt, lambda n: _G.uniform(_eng(generator), n, dt)),
+                        requires_grad), out)
 
 
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False) -> Tensor:
     """Standard normal samples with shape ``size`` (``torch.randn``); the default float dtype."""
     _check_device(device)
+    dtype = dtype if dtype is not None or out is None else out.dtype
     dt = _float_dtype(dtype).np
-    return _finish(_fill_values(_size(size), dt, lambda n: _G.normal(_eng(generator), n, dt)), requires_grad)
+    return _out(_finish(_fill_values(_size(size), dt, lambda n: _G.normal(_eng(generator), n, dt)),
+                        requires_grad), out)
 
 
 _TYPE_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
@@ -244,18 +265,30 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         low, high, size = 0, low, high
     if high is None:
         raise TypeError("randint() missing required argument 'high'")
+    dtype = dtype if dtype is not None or out is None else out.dtype
     dt = np.dtype(_dtype.to_np(dtype)) if dtype is not None else np.dtype(np.int64)
+    if requires_grad and not _is_float(dt):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     shape = _size((size,)) if not isinstance(size, int) else (size,)
-    return _make(_fill_values(shape, dt, lambda n: _random_from_to(_eng(generator), n, dt, low, high)))
+    return _out(_make(_fill_values(shape, dt, lambda n: _random_from_to(_eng(generator), n, dt, low, high))), out)
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     """A random permutation of ``0..n-1`` (``torch.randperm``); int64 by default."""
     _check_device(device)
+    dtype = dtype if dtype is not None or out is None else out.dtype
     n = int(n)
     if n < 0:
-        raise RuntimeError(f"n must be non-negative, got{n}")
-    return _make(_G.randperm(_eng(generator), n).astype(_dtype.to_np(dtype) if dtype else np.int64))
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    dt = np.dtype(_dtype.to_np(dtype)) if dtype else np.dtype(np.int64)
+    if dt == np.bool_:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if dt == np.float16 and n > 2049:
+        raise RuntimeError("n cannot be greater than 2049 for Half type.")
+    if dt.kind in "iu" and n > 0 and n - 1 > np.iinfo(dt).max:
+        ctype = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int"}.get(dt.name, dt.name)
+        raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+    return _out(_make(_G.randperm(_eng(generator), n).astype(_dtype.to_np(dtype) if dtype else np.int64)), out)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
@@ -278,31 +311,35 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     if size is not None:
         shape = _size((size,)) if not isinstance(size, int) else (size,)
         dt = _float_dtype(dtype).np
-        return _finish(_fill_values(shape, dt, lambda n: _G.normal(eng, n, dt, float(m), float(s))), requires_grad)
-    shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+        return _out(_finish(_fill_values(shape, dt, lambda n: _G.normal(eng, n, dt, float(m), float(s))),
+                            requires_grad), out)
+    try:
+        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({np.shape(m)[-1]}) must match the size of tensor b "
+                           f"({np.shape(s)[-1]}) at non-singleton dimension 0") from None
     ref = mean if isinstance(mean, Tensor) else std
     dt = ref._data.dtype
+    _need_float(dt, "normal_kernel_cpu")
     if isinstance(s, np.ndarray):
         arr = _fill_values(shape, dt, lambda n: _G.normal(eng, n, dt))
         arr = arr * s.astype(dt, copy=False) + np.asarray(m, dtype=dt)
     else:
         arr = _fill_values(shape, dt, lambda n: _G.normal(eng, n, dt, 0.0, float(s))) + m.astype(dt, copy=False)
-    return _finish(arr.astype(dt, copy=False), requires_grad)
+    return _out(_finish(arr.astype(dt, copy=False), requires_grad), out)
 
 
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     """Samples 1 with probability ``input`` (or the float ``p``), else 0, in ``input``'s dtype
     (``torch.bernoulli``). RuntimeError for probabilities outside ``[0, 1]``."""
-    if p is not None:
-        return bernoulli_(_make(np.empty_like(input._data)), p, generator=generator)
+    if p is not None:  # the result is contiguous whatever the input's layout, as in PyTorch
+        return _out(bernoulli_(_make(np.empty(input._data.shape, input._data.dtype)), p, generator=generator), out)
     prob = input._data
-    if (prob < 0).any() or (prob > 1).any():
+    _need_float(prob.dtype, "bernoulli_tensor_cpu_p_")
+    if prob.size and not ((prob >= 0) & (prob <= 1)).all():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
                            "be improved?  If so, please report an enhancement request to PyTorch.)")
-    out = np.empty_like(prob)
-    perm = _memory_perm(out)
-    out.transpose(perm)[...] = _G.bernoulli_tensor(_eng(generator), np.ascontiguousarray(prob.transpose(perm)))
-    return _make(out)
+    return _out(_make(_G.bernoulli_tensor(_eng(generator), np.ascontiguousarray(prob)).astype(prob.dtype)), out)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement=False, *, generator=None, out=None) -> Tensor:
@@ -330,44 +367,69 @@ def multinomial(input: Tensor, num_samples: int, replacement=False, *, generator
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     eng = _eng(generator)
     if replacement and num_samples > 1:
-        out = _G.multinomial_with_replacement(eng, np.ascontiguousarray(rows), num_samples)
+        res = _G.multinomial_with_replacement(eng, np.ascontiguousarray(rows), num_samples)
     else:
-        q = rows / _G.exponential(eng, rows.size, 1.0).astype(rows.dtype).reshape(rows.shape)
+        # Exp(1) noise drawn into torch.empty_like(input): in the input's memory order
+        noise = np.empty_like(w) if _is_dense(w) else np.empty(w.shape, w.dtype)
+        perm = _memory_perm(noise)
+        noise.transpose(perm)[...] = _G.exponential(eng, w.size, 1.0).astype(w.dtype).reshape(
+            noise.transpose(perm).shape)
+        q = rows / noise.reshape(rows.shape)
         if num_samples == 1:
-            out = np.argmax(q, axis=-1)[:, None]
+            res = np.argmax(q, axis=-1)[:, None]
         else:
-            out = np.argsort(-q, axis=-1, kind="stable")[:, :num_samples]
-    out = out.astype(np.int64)
-    return _make(out[0] if w.ndim == 1 else out)
+            res = np.argsort(-q, axis=-1, kind="stable")[:, :num_samples]
+    res = res.astype(np.int64)
+    return _out(_make(res[0] if w.ndim == 1 else res), out)
 
 
 def poisson(input: Tensor, generator=None) -> Tensor:
     """Poisson samples with rates ``input`` (``torch.poisson``), in ``input``'s dtype; PyTorch's sampler.
     RuntimeError for negative rates."""
     lam = input._data
-    if (lam < 0).any():
+    _need_float(lam.dtype, "poisson_cpu")
+    if lam.size and not (lam >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     return _make(_G.poisson(_eng(generator), np.ascontiguousarray(lam, dtype=np.float64)).astype(lam.dtype))
 
 
+def _empty_like(input, dtype) -> Tensor:
+    """``torch.empty_like`` with the default ``preserve_format``: the input's strides when it is dense and
+    non-overlapping (a transposed tensor stays transposed), else contiguous."""
+    x = input._data
+    dt = _dtype.to_np(dtype) if dtype is not None else x.dtype
+    return _make(np.empty_like(x, dtype=dt) if _is_dense(x) else np.empty(x.shape, dt))
+
+
+def _is_dense(x: np.ndarray) -> bool:
+    """True when the elements fill one block of memory without gaps or overlaps (any axis order)."""
+    if x.flags.c_contiguous or x.flags.f_contiguous:
+        return True
+    span = sum((n - 1) * abs(st) for n, st in zip(x.shape, x.strides) if n > 1) + x.itemsize
+    return all(st != 0 for n, st in zip(x.shape, x.strides) if n > 1) and span == x.size * x.itemsize
+
+
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    """``rand`` with ``input``'s shape and (by default) dtype."""
-    return rand(*input._data.shape, generator=generator, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    """``rand`` with ``input``'s shape, layout and (by default) dtype."""
+    out = uniform_(_empty_like(input, dtype), generator=generator)
+    return _finish(out._data, requires_grad)
 
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
-    """``randn`` with ``input``'s shape and (by default) dtype."""
-    return randn(*input._data.shape, generator=generator, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    """``randn`` with ``input``'s shape, layout and (by default) dtype."""
+    out = normal_(_empty_like(input, dtype), generator=generator)
+    return _finish(out._data, requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
                  requires_grad=False, memory_format=None):
-    """``randint`` with ``input``'s shape and (by default) dtype; ``randint_like(x, high)`` or ``(x, low, high)``."""
+    """``randint`` with ``input``'s shape, layout and (by default) dtype; ``randint_like(x, high)`` or
+    ``(x, low, high)``."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._data.shape, generator=generator, dtype=dtype or input.dtype)
+    return random_(_empty_like(input, dtype), low, high, generator=generator)
 
 
 # ---- in-place samplers (bound as Tensor methods) ------------------------------------------------
@@ -394,10 +456,21 @@ def _fill(self, draw):
 
 
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
-    """Fill with samples uniform in ``[a, b)`` (``torch.Tensor.uniform_``)."""
-    if a > b:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}")
+    """Fill with samples uniform in ``[a, b)`` (``torch.Tensor.uniform_``). NotImplementedError for an integer
+    tensor; RuntimeError for ``a > b`` or bounds the dtype can't hold."""
     dt = self._data.dtype
+    _need_float(dt, "check_uniform_bounds")
+    info = _finfo(dt)
+    name = _TYPE_NAMES.get(dt.name, dt.name).replace("c10::", "")
+    for value, what in ((a, "from"), (b, "to")):
+        if not float(info.min) <= value <= float(info.max):
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g} > to={b:g}")
+    if b - a > float(info.max):
+        tname = {"float": "Float", "double": "Double"}.get(name, name)
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{tname}>::max(), but found to={b:g} "
+                           f"and from={a:g} which result in to-from to exceed the limit")
     return _fill(self, lambda n: _G.uniform(_eng(generator), n, dt, a, b))
 
 
@@ -406,6 +479,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
     dt = self._data.dtype
+    _need_float(dt, "normal_kernel_cpu")
     if not self._data.flags.c_contiguous:  # PyTorch's scalar path for non-contiguous tensors
         return _fill(self, lambda n: _G._normal_scalar(_eng(generator), n, mean, std).astype(dt))
     return _fill(self, lambda n: _G.normal(_eng(generator), n, dt, mean, std))
@@ -415,7 +489,17 @@ def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 1 (probability ``p``, a float or a tensor broadcast to ``self``) or 0."""
     eng = _eng(generator)
     if isinstance(p, Tensor):
-        prob = np.broadcast_to(p._data, self._data.shape).transpose(_memory_perm(self._data))
+        _need_float(p._data.dtype, "bernoulli_tensor_cpu_p_")
+        if p._data.size and not ((p._data >= 0) & (p._data <= 1)).all():
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                               "message be improved?  If so, please report an enhancement request to PyTorch.)")
+        try:
+            prob = np.broadcast_to(p._data, self._data.shape)
+        except ValueError:
+            raise RuntimeError(f"The expanded size of the tensor ({self._data.shape[-1]}) must match the existing "
+                               f"size ({p._data.shape[-1]}) at non-singleton dimension {self._data.ndim - 1}.  "
+                               f"Target sizes: {list(self._data.shape)}.  Tensor sizes: {list(p._data.shape)}") from None
+        prob = prob.transpose(_memory_perm(self._data))
         return _fill(self, lambda n: _G.bernoulli_tensor(eng, np.ascontiguousarray(prob)).ravel())
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
@@ -439,22 +523,40 @@ def random_(self, from_=0, to=_NO_TO, *, generator=None):
 
 
 def exponential_(self, lambd=1.0, *, generator=None):
-    """Fill with ``Exp(lambd)`` samples."""
+    """Fill with ``Exp(lambd)`` samples. RuntimeError for ``lambd <= 0`` or a non-float tensor."""
+    dt = self._data.dtype
+    if not (dt.kind == "f" or dt.name == "bfloat16"):
+        raise RuntimeError(f"Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_SCALAR_NAMES.get(dt.name, dt.name)}")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     return _fill(self, lambda n: _G.exponential(_eng(generator), n, lambd))
 
 
 def geometric_(self, p, *, generator=None):
-    """Fill with the number of Bernoulli(``p``) trials up to the first success."""
+    """Fill with the number of Bernoulli(``p``) trials up to the first success. RuntimeError unless
+    ``0 < p < 1``."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     return _fill(self, lambda n: _G.geometric(_eng(generator), n, p))
 
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
-    """Fill with ``exp(N(mean, std))`` samples."""
+    """Fill with ``exp(N(mean, std))`` samples. RuntimeError for ``std <= 0``."""
+    _need_float(self._data.dtype, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     return _fill(self, lambda n: _G.log_normal(_eng(generator), n, mean, std))
 
 
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
-    """Fill with Cauchy(``median``, ``sigma``) samples."""
+    """Fill with Cauchy(``median``, ``sigma``) samples. RuntimeError for ``sigma <= 0``."""
+    dt = self._data.dtype
+    if not (dt.kind == "f" or dt.name == "bfloat16"):
+        raise RuntimeError(f"Cauchy distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {_TYPE_NAMES.get(dt.name, dt.name)}")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     return _fill(self, lambda n: _G.cauchy(_eng(generator), n, median, sigma))
 
 

@@ -609,12 +609,15 @@ class NativeDropoutBackward0(Op):
 def _keep_mask(shape, p, dtype, like=None):
     """Dropout noise as PyTorch makes it: ``bernoulli_(1 - p)`` on an empty tensor of ``dtype`` (laid out like
     ``like`` when given), then divided by ``1 - p`` in that dtype: ``1/(1-p)`` where kept, 0 where dropped."""
-    from ..random import bernoulli_
+    from ..random import _is_dense, bernoulli_
     q = 1.0 - p
     if q <= 0:  # p == 1: zeros, without drawing (as PyTorch)
         return np.zeros(shape, dtype)
-    noise = _make(np.empty_like(like) if like is not None else np.empty(shape, dtype))
+    # torch.empty_like keeps a dense input's layout, and the mask is drawn in memory order
+    noise = _make(np.empty_like(like) if like is not None and _is_dense(like) else np.empty(shape, dtype))
     mask = bernoulli_(noise, q)._data
+    if mask.dtype.itemsize == 2:  # float16/bfloat16: divided in float32 by the unrounded 1 - p, then rounded
+        return (mask.astype(np.float32) / np.float32(q)).astype(mask.dtype)
     np.divide(mask, mask.dtype.type(q), out=mask)
     return mask
 
@@ -671,7 +674,8 @@ def _alpha_dropout(input, p, train, inplace, mask_shape):
         return input
     from .pointwise import add
     dt = input._data.dtype
-    keep = (_keep_mask(mask_shape, p, dt) > 0).astype(dt) if p < 1 else np.zeros(mask_shape, dt)
+    like = input._data if mask_shape == input._data.shape else None
+    keep = (_keep_mask(mask_shape, p, dt, like) > 0).astype(dt) if p < 1 else np.zeros(mask_shape, dt)
     a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p)) if p < 1 else 0.0
     shift = (keep - 1) * (_ALPHA * a) + _ALPHA * a * p
     out = add(NativeDropoutBackward0.apply(input, mask=keep * a), _make(shift.astype(dt, copy=False)))

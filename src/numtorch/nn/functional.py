@@ -227,7 +227,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
         neg = x <= 0
         op = _np.float64 if x.dtype == _np.float64 else _np.float32  # bounds are cast to the op-math type first
         slope[neg] = _generator.uniform(random._eng(None), int(neg.sum()), _np.float64, float(op(lower)),
-                                        float(op(upper)))
+                                        float(op(upper)), fused=False)
     else:
         slope = (lower + upper) / 2
     return _act(input, inplace, lambda x: _N.LeakyReluBackward0.apply(x, slope=slope))

@@ -589,8 +589,9 @@ class MultiheadAttention(Module):
             if attn_mask is not None:
                 scores = scores + attn_mask
             weights = F.softmax(scores, dim=-1)
-            attn = F.dropout(weights, p=dropout_p) if dropout_p > 0.0 else weights
-            out = attn @ v
+            if dropout_p > 0.0:  # PyTorch returns the weights after dropout
+                weights = F.dropout(weights, p=dropout_p)
+            out = weights @ v
         else:
             out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p)
         # (N, H, L, hd) -> (L, N, E) in memory, as PyTorch lays it out (a batch-first result is a transposed

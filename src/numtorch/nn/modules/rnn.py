@@ -125,7 +125,7 @@ class RNNBase(Module):
     def __setstate__(self, d):
         super().__setstate__(d)
 
-    def _run(self, input, hx, cx, lengths=None):
+    def _run(self, input, hx, cx, lengths=None, order=None):
         """The stacked, optionally bidirectional recurrence over ``input`` ``(L, N, H_in)``.
 
         With ``lengths`` (an int array, one per batch item) a sequence's state stops changing after its
@@ -166,8 +166,22 @@ class RNNBase(Module):
                 c_out.append(c)
             layer_in = outs[0] if dirs == 1 else cat(outs, 2)
             if self.dropout and self.training and layer < self.num_layers - 1:
-                layer_in = F.dropout(layer_in, self.dropout, True)
+                if lengths is None:
+                    layer_in = F.dropout(layer_in, self.dropout, True)
+                else:
+                    layer_in = layer_in * _make(self._packed_dropout_mask(layer_in, lengths, order))
         return layer_in, stack(h_out, 0), (stack(c_out, 0) if cx is not None else None)
+
+    def _packed_dropout_mask(self, layer_in, lengths, order):
+        """Dropout noise drawn over the packed rows (time-major, sorted batch order), as PyTorch draws it for
+        a PackedSequence, and scattered back to the padded ``(L, N, H)`` layout."""
+        from ..._ops.nn_ops import _keep_mask
+        L, N, H = layer_in.shape
+        perm = np.arange(N) if order is None else order
+        t_idx, b_sorted = np.nonzero(np.arange(L)[:, None] < lengths[perm][None, :])
+        mask = np.zeros((L, N, H), layer_in._data.dtype)
+        mask[t_idx, perm[b_sorted]] = _keep_mask((t_idx.size, H), self.dropout, layer_in._data.dtype)
+        return mask
 
     def _prepare(self, input, hx, batch_first=None):
         from ..._ops.creation import zeros
@@ -228,8 +242,8 @@ class RNNBase(Module):
         from ..utils.rnn import pad_packed_sequence
         padded, lengths = pad_packed_sequence(packed)
         x, h0, c0, _ = self._prepare(padded, hx, batch_first=False)
-        out, hn, cn = self._run(x, h0, c0, lengths._data)
         order = packed.sorted_indices
+        out, hn, cn = self._run(x, h0, c0, lengths._data, None if order is None else order._data)
         if order is not None:
             out = out.index_select(1, order)
         lens = lengths._data if order is None else lengths._data[order._data]

@@ -91,13 +91,21 @@ class WeightedRandomSampler(Sampler):
     """``num_samples`` indices drawn with probabilities proportional to ``weights``."""
 
     def __init__(self, weights, num_samples, replacement=True, generator=None):
-        from ..._ops.creation import tensor
-        self.weights = weights if isinstance(weights, Tensor) else tensor(weights, dtype=None)
+        from ..._ops.creation import as_tensor
+        from ... import float64
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        weights = as_tensor(weights, dtype=float64)
+        if weights.dim() != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(weights.shape)}")
+        self.weights = weights
         self.num_samples, self.replacement, self.generator = num_samples, replacement, generator
 
     def __iter__(self):
         from ...random import multinomial
-        yield from multinomial(self.weights.double(), self.num_samples, self.replacement,
+        yield from multinomial(self.weights, self.num_samples, self.replacement,
                                generator=self.generator).tolist()
 
     def __len__(self):
