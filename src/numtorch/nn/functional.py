@@ -856,3 +856,9 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 
 # ---- attention ----------------------------------------------------------------------------------
 scaled_dot_product_attention = _N.scaled_dot_product_attention
+
+
+# ---- families added later; each line is owned by one family ----
+# [losses-exports]
+# [embedding-bag-exports]
+# [layers-exports]
