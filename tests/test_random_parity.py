@@ -391,3 +391,21 @@ def test_random_sampler_epochs_and_wide_ranges_match():
         return [list(s), list(s), list(wide), list(wide), t.rand(2).tolist()]
     a, b = both(3, fn)
     assert a == b
+
+
+def test_fork_rng_clone_state_and_normal_grad_nodes():
+    numtorch.manual_seed(0)
+    with numtorch.random.fork_rng():
+        inside = numtorch.rand(3)
+    same(numtorch.rand(3), inside)  # the draws inside left the stream where it was
+    g = numtorch.Generator().manual_seed(5)
+    numtorch.rand(3, generator=g)
+    h = g.clone_state()
+    same(numtorch.rand(4, generator=g), numtorch.rand(4, generator=h))
+    for lib in (numtorch, torch):  # PyTorch's normal() has zero gradients for mean and std
+        m = lib.zeros(3, requires_grad=True)
+        s = lib.ones(3, requires_grad=True)
+        outs = [lib.normal(m, 1.0), lib.normal(0.0, s), lib.normal(m, s)]
+        assert [type(o.grad_fn).__name__ for o in outs] == ["NormalBackward1", "NormalBackward2", "NormalBackward3"]
+        sum(o.sum() for o in outs).backward()
+        assert m.grad.abs().sum().item() == 0 and s.grad.abs().sum().item() == 0

@@ -9,6 +9,8 @@ PyTorch draws ``bernoulli_(p)`` with a float ``p`` from MKL.
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from . import _dtype
@@ -59,7 +61,28 @@ class Generator:
         return self
 
 
+    def clone_state(self) -> "Generator":
+        """A new Generator at the same point of the same stream (``Generator.clone_state``)."""
+        g = Generator()
+        g._engine.set_state(self._engine.get_state())
+        return g
+
+
 default_generator = Generator()
+
+
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type=None):
+    """Restore the default generator's state on exit, so random calls inside leave no trace outside
+    (``torch.random.fork_rng``). numtorch has only the CPU generator, so ``devices`` is accepted and ignored."""
+    if not enabled:
+        yield
+        return
+    state = default_generator.get_state()
+    try:
+        yield
+    finally:
+        default_generator.set_state(state)
 
 
 def _eng(generator) -> "_G.Engine":
@@ -326,7 +349,41 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         arr = arr * s.astype(dt, copy=False) + np.asarray(m, dtype=dt)
     else:
         arr = _fill_values(shape, dt, lambda n: _G.normal(eng, n, dt, 0.0, float(s))) + m.astype(dt, copy=False)
-    return _out(_finish(arr.astype(dt, copy=False), requires_grad), out)
+    return _out(_normal_graph(mean, std, arr.astype(dt, copy=False)), out)
+
+
+def _normal_nodes():
+    from .autograd.function import Op
+
+    class _NormalBackward(Op):
+        """Samples as a function of ``mean``/``std``: PyTorch defines their gradients as zero."""
+        _saves = ()
+
+        def forward(self, *params, result):
+            self.shapes = [p.shape for p in params]
+            return result
+
+        def backward(self, g):
+            return tuple(np.zeros(shape, g.dtype) for shape in self.shapes)
+
+    nodes = {}
+    for name in ("NormalBackward1", "NormalBackward2", "NormalBackward3"):
+        nodes[name] = type(name, (_NormalBackward,), {})
+    return nodes
+
+
+_NORMAL_NODES = None
+
+
+def _normal_graph(mean, std, arr) -> Tensor:
+    """Attach PyTorch's zero-gradient NormalBackward node when ``mean``/``std`` require grad."""
+    global _NORMAL_NODES
+    params = [t for t in (mean, std) if isinstance(t, Tensor)]
+    if not any(t.requires_grad for t in params):
+        return _make(arr)
+    _NORMAL_NODES = _NORMAL_NODES or _normal_nodes()
+    kind = 3 if len(params) == 2 else (1 if isinstance(mean, Tensor) else 2)
+    return _NORMAL_NODES[f"NormalBackward{kind}"].apply(*params, result=arr)
 
 
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
