@@ -409,3 +409,20 @@ def test_fork_rng_clone_state_and_normal_grad_nodes():
         assert [type(o.grad_fn).__name__ for o in outs] == ["NormalBackward1", "NormalBackward2", "NormalBackward3"]
         sum(o.sum() for o in outs).backward()
         assert m.grad.abs().sum().item() == 0 and s.grad.abs().sum().item() == 0
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_gumbel_softmax_matches(hard):
+    x = np.random.default_rng(0).standard_normal((4, 6)).astype(np.float32)
+    w = np.random.default_rng(1).standard_normal((4, 6)).astype(np.float32)
+
+    def fn(t):
+        xt = t.tensor(x, requires_grad=True)
+        y = t.nn.functional.gumbel_softmax(xt, tau=0.5, hard=hard)
+        (y * t.tensor(w)).sum().backward()
+        return y.detach(), xt.grad
+    (ya, ga), (yb, gb) = both(1, fn)
+    np.testing.assert_allclose(ya.numpy(), yb.numpy(), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(ga.numpy(), gb.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.warns(UserWarning, match="deprecated"):
+        numtorch.nn.functional.gumbel_softmax(numtorch.tensor(x), eps=1e-5)

@@ -780,3 +780,27 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         shape = np.broadcast_shapes(q.shape[:-2], k.shape[:-2] if rep == 1 else q.shape[:-2]) + (l_, s_)
         drop = _keep_mask(shape, dropout_p, dt)
     return ScaledDotProductAttentionBackward0.apply(query, key, value, mask, scale=sc, drop=drop, rep=rep)
+
+
+# ================================================================================================
+# Gumbel-softmax
+# ================================================================================================
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """Samples from the Gumbel-softmax distribution (``F.gumbel_softmax``), shape and dtype of ``logits``.
+
+    ``softmax((logits + g) / tau)`` with ``g = -log(Exp(1))`` noise drawn as PyTorch draws it (so seeded
+    runs give PyTorch's samples). ``hard=True`` returns one-hot vectors whose gradient is the soft
+    sample's (straight-through). ``eps`` is deprecated and ignored, with a warning, as in PyTorch.
+    """
+    from ..random import exponential_
+    if eps != 1e-10:
+        import warnings
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    noise = exponential_(_make(np.empty(logits.shape, logits._data.dtype)))
+    gumbels = -noise.log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = _make(np.zeros(logits.shape, logits._data.dtype)).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

@@ -340,6 +340,13 @@ def instance_norm(input: Tensor, weight=None, bias=None, running_mean=None, runn
     the per-instance mean and unbiased variance; otherwise they are used as in evaluation batch norm.
     """
     shape = input._data.shape
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    n, c = (shape[0], shape[1]) if len(shape) > 1 else (1, 0)
+    # PyTorch runs batch norm on the (1, N*C, *) view with each per-channel tensor repeated N times
+    for name, p in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
+        if p is not None and p._data.size != c:
+            raise RuntimeError(f"{name} should contain {n * c} elements not {n * p._data.size}")
     if not use_input_stats:
         return batch_norm(input, weight, bias, running_mean, running_var, False, momentum, eps)
     if running_mean is not None or running_var is not None:
@@ -349,7 +356,7 @@ def instance_norm(input: Tensor, weight=None, bias=None, running_mean=None, runn
             _update_running(running_mean, x3.mean(2).mean(0), momentum)
         if running_var is not None:
             _update_running(running_var, x3.var(2, ddof=1 if m > 1 else 0).mean(0), momentum)
-    return NativeGroupNormBackward0.apply(input, weight, bias, groups=shape[1], eps=eps)
+    return _in_float32(NativeGroupNormBackward0, input, weight, bias, groups=shape[1], eps=eps)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -361,8 +368,12 @@ def _pnorm(x, p, axis, keepdims=True):
                        else (x * x).sum(axis, keepdims=keepdims))
     if p == np.inf:
         return np.abs(x).max(axis, keepdims=keepdims)
+    if p == -np.inf:
+        return np.abs(x).min(axis, keepdims=keepdims)
     if p == 1:
         return np.abs(x).sum(axis, keepdims=keepdims)
+    if p == 0:  # the count of nonzeros, as torch.norm
+        return (x != 0).sum(axis, keepdims=keepdims).astype(x.dtype)
     return (np.abs(x) ** p).sum(axis, keepdims=keepdims) ** (1.0 / p)
 
 
@@ -371,9 +382,11 @@ def _pnorm_grad(x, n, p):
     with np.errstate(divide="ignore", invalid="ignore"):
         if p == 2:
             d = x / n
+        elif p == 0:  # piecewise constant: zero gradient
+            d = np.zeros_like(x)
         elif p == 1:
             d = np.sign(x)
-        elif p == np.inf:
+        elif p == np.inf or p == -np.inf:
             a = np.abs(x)
             d = np.sign(x) * (a == n)
             d = d / np.maximum((a == n).sum(-1, keepdims=True), 1)
@@ -403,6 +416,17 @@ class NormalizeBackward(Op):
         return np.moveaxis(gx, -1, self.dim)
 
 
+def _clamp_ratio(r, n, eps):
+    """``clamped / raw`` norm (0 where the raw norm is 0), or None when no norm was clamped.
+
+    PyTorch clamps the norms in place under no_grad, so its backward differentiates the unclamped
+    norm: where a norm is clamped the gradient uses ``x / |x|`` (``u * ratio``), not ``x / eps``.
+    """
+    if (r >= eps).all():
+        return None
+    return np.where(r > 0, n / np.where(r > 0, r, 1), 0)
+
+
 class CosineSimilarityBackward(Op):
     """``sum(x1/|x1| * x2/|x2|)`` along ``dim`` (norms clamped to ``eps``), inputs broadcast."""
 
@@ -412,34 +436,48 @@ class CosineSimilarityBackward(Op):
         self.sa, self.sb, self.dim = a.shape, b.shape, dim
         a, b = np.broadcast_arrays(a, b)
         am, bm = np.moveaxis(a, dim, -1), np.moveaxis(b, dim, -1)
-        na = np.maximum(_pnorm(am, 2, -1), eps).astype(a.dtype, copy=False)
-        nb = np.maximum(_pnorm(bm, 2, -1), eps).astype(a.dtype, copy=False)
+        ra, rb = _pnorm(am, 2, -1), _pnorm(bm, 2, -1)
+        na = np.maximum(ra, eps).astype(a.dtype, copy=False)
+        nb = np.maximum(rb, eps).astype(a.dtype, copy=False)
         u, v = am / na, bm / nb
         cos = np.einsum("...i,...i->...", u, v)
-        self.saved = (u, v, na, nb, cos)
+        self.saved = (u, v, na, nb, cos, _clamp_ratio(ra, na, eps), _clamp_ratio(rb, nb, eps))
         return cos
 
     def backward(self, g):
-        u, v, na, nb, cos = self.saved
+        u, v, na, nb, cos, ka, kb = self.saved
         gk = (g * np.ones_like(cos))[..., None]
         c = cos[..., None]
         ga = gb = None
         if self._edges[0] is not None:
-            ga = unbroadcast(np.moveaxis(gk * (v - c * u) / na, -1, self.dim), self.sa)
+            ua = u if ka is None else (u * ka).astype(u.dtype, copy=False)
+            ga = unbroadcast(np.moveaxis(gk * (v - c * ua) / na, -1, self.dim), self.sa)
         if self._edges[1] is not None:
-            gb = unbroadcast(np.moveaxis(gk * (u - c * v) / nb, -1, self.dim), self.sb)
+            vb = v if kb is None else (v * kb).astype(v.dtype, copy=False)
+            gb = unbroadcast(np.moveaxis(gk * (u - c * vb) / nb, -1, self.dim), self.sb)
         return ga, gb
+
+
+def _check_broadcast(sa, sb):
+    """PyTorch's RuntimeError naming the first dim where shapes ``sa`` and ``sb`` do not broadcast."""
+    n = max(len(sa), len(sb))
+    a, b = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
+    for i in range(n):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
+                               f"non-singleton dimension {i}")
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """``torch.cosine_similarity``: cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast)."""
     from ._util import wrap_dim
     nd = max(x1._data.ndim, x2._data.ndim)
-    try:
-        np.broadcast_shapes(x1._data.shape, x2._data.shape)
-    except ValueError:
-        raise RuntimeError(f"cosine_similarity: the shapes of x1 {list(x1.shape)} and x2 {list(x2.shape)} do not "
-                           f"broadcast") from None
+    _check_broadcast(x1._data.shape, x2._data.shape)
+    if x1._data.dtype.kind not in "fc" and x2._data.dtype.kind not in "fc":
+        from .nn_ops import _TITLE
+        common = np.result_type(x1._data.dtype, x2._data.dtype)
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{_TITLE.get(str(common), common)}")
     return CosineSimilarityBackward.apply(x1, x2, dim=wrap_dim(dim, nd), eps=eps)
 
 
@@ -456,6 +494,8 @@ class PairwiseDistanceBackward(Op):
         return n if keepdim else n[..., 0]
 
     def backward(self, g):
+        if self.p == 0:  # PyTorch's norm backward gives no gradient for p=0 (the inputs' .grad stays None)
+            return None, None
         gk = g if self.keepdim else g[..., None]
         gd = gk * _pnorm_grad(self.saved, self.n, self.p)
         ga = unbroadcast(gd, self.sa) if self._edges[0] is not None else None
@@ -464,5 +504,16 @@ class PairwiseDistanceBackward(Op):
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
-    """``torch.pairwise_distance``: the ``p``-norm of ``x1 - x2 + eps`` along the last dim (broadcast)."""
+    """``torch.pairwise_distance``: the ``p``-norm of ``x1 - x2 + eps`` along the last dim (broadcast).
+
+    Integer inputs give the default float dtype (as ``x1 - x2 + eps`` does); 0-d inputs a 0-d result.
+    RuntimeError when the shapes do not broadcast.
+    """
+    _check_broadcast(x1._data.shape, x2._data.shape)
+    if x1._data.dtype.kind not in "fc" and x2._data.dtype.kind not in "fc":
+        from .._dtype import get_default_dtype
+        from .pointwise import cast
+        x1, x2 = cast(x1, get_default_dtype().np), cast(x2, get_default_dtype().np)
+    if x1._data.ndim == 0 and x2._data.ndim == 0:  # the norm of one number, over its only (implicit) dim
+        return PairwiseDistanceBackward.apply(x1.reshape(1), x2.reshape(1), p=float(p), eps=eps, keepdim=False)
     return PairwiseDistanceBackward.apply(x1, x2, p=float(p), eps=eps, keepdim=bool(keepdim))

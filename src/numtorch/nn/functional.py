@@ -859,6 +859,8 @@ scaled_dot_product_attention = _N.scaled_dot_product_attention
 
 
 # ---- families added later; each line is owned by one family ----
-# [losses-exports]
-# [embedding-bag-exports]
-# [layers-exports]
+from .._ops.margin_losses import (hinge_embedding_loss, multi_margin_loss, multilabel_margin_loss,  # noqa: E402,F401
+                                  multilabel_soft_margin_loss)
+from .._ops.embedding_bag import embedding_bag  # noqa: E402,F401
+from .._ops.extra_layers import channel_shuffle, local_response_norm, lp_pool1d, lp_pool2d, pdist  # noqa: E402,F401
+from .._ops.nn_ops import gumbel_softmax  # noqa: E402,F401

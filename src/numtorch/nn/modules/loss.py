@@ -14,7 +14,8 @@ from .module import Module
 
 __all__ = ["L1Loss", "NLLLoss", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "MSELoss", "BCELoss",
            "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss",
-           "CosineEmbeddingLoss", "MarginRankingLoss", "TripletMarginLoss"]
+           "CosineEmbeddingLoss", "MarginRankingLoss", "TripletMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
+           "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss"]
 
 
 def _legacy_reduction(size_average, reduce) -> str:
@@ -252,3 +253,60 @@ class TripletMarginLoss(_Loss):
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
                                      swap=self.swap, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """Multi-class hinge loss ``sum_{i != y} w[y] max(0, margin - x[y] + x[i])^p / C`` (``torch.nn.MultiMarginLoss``).
+
+    input ``(N, C)`` or ``(C,)``; target int64 class indices ``(N,)`` or ``()``; ``weight`` ``(C,)`` (a buffer).
+    ValueError for ``p`` not 1 or 2 and for a weight that is not 1-D.
+    """
+
+    __constants__ = ["p", "margin", "reduction"]
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight=None, size_average=None, reduce=None,
+                 reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead")
+        self.p = p
+        self.margin = margin
+
+    def forward(self, input, target):
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                   reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Multi-label hinge loss (``torch.nn.MultiLabelMarginLoss``): target int64 of the input's shape holds
+    the target class indices of each row, ended by the first ``-1``."""
+
+    __constants__ = ["reduction"]
+
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_Loss):
+    """``x`` for ``y = 1``, ``max(0, margin - x)`` for ``y = -1`` (``torch.nn.HingeEmbeddingLoss``)."""
+
+    __constants__ = ["margin", "reduction"]
+
+    def __init__(self, margin: float = 1.0, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input, target):
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """One-versus-all logistic loss ``-w (y logsigmoid(x) + (1 - y) logsigmoid(-x))`` averaged over the last
+    (class) dim (``torch.nn.MultiLabelSoftMarginLoss``); ``weight`` (e.g. ``(C,)``) is a buffer."""
+
+    __constants__ = ["reduction"]
+
+    def forward(self, input, target):
+        return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)

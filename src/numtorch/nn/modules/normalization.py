@@ -1,4 +1,5 @@
-"""Per-sample normalization layers (mirrors ``torch/nn/modules/normalization.py``): LayerNorm, GroupNorm, RMSNorm.
+"""Per-sample normalization layers (mirrors ``torch/nn/modules/normalization.py``): LayerNorm, GroupNorm, RMSNorm,
+LocalResponseNorm.
 
 Unlike BatchNorm these normalize each sample on its own, so they behave the same in train and
 eval mode and keep no running statistics.
@@ -13,7 +14,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
 
 
 def _register_affine(module, shape, affine, bias, factory_kwargs):
@@ -123,3 +124,26 @@ class RMSNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class LocalResponseNorm(Module):
+    """``x / (k + alpha / size * sum(x^2 over size neighbouring channels))^beta`` (``torch.nn.LocalResponseNorm``).
+
+    Input ``(N, C, *)`` with at least 3 dims; no parameters. Args: ``size`` (channels in the window),
+    ``alpha=1e-4``, ``beta=0.75``, ``k=1.0``. ValueError (at forward) for fewer than 3 dims.
+    """
+
+    __constants__ = ["size", "alpha", "beta", "k"]
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

@@ -1,4 +1,4 @@
-"""Pooling layers (mirrors ``torch/nn/modules/pooling.py``): max, average, adaptive, unpooling.
+"""Pooling layers (mirrors ``torch/nn/modules/pooling.py``): max, average, adaptive, unpooling, power-average.
 
 Stateless wrappers around ``F.*pool*``; they keep their arguments as given (MaxPool2d's
 ``kernel_size=2`` prints as ``2``), except AvgPool1d and MaxUnpool, which store tuples, as PyTorch.
@@ -10,7 +10,7 @@ from .module import Module
 from .utils import _pair, _single
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d"]
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "LPPool1d", "LPPool2d"]
 
 
 class _MaxPoolNd(Module):
@@ -178,3 +178,37 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 
     def forward(self, input):
         return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class _LPPoolNd(Module):
+    __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
+
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride  # None stays None (the functional then strides by kernel_size)
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling ``(sum_window x^p)^(1/p)`` over ``(N, C, L)`` or ``(C, L)`` (``torch.nn.LPPool1d``).
+
+    Args: ``norm_type`` (p; inf is max pooling of ``|x|``), ``kernel_size`` (int), ``stride=None`` (the
+    kernel size), ``ceil_mode=False``. No padding.
+    """
+
+    def forward(self, input):
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling ``(sum_window x^p)^(1/p)`` over ``(N, C, H, W)`` or ``(C, H, W)``
+    (``torch.nn.LPPool2d``); ``kernel_size``/``stride`` are ints or pairs; otherwise as LPPool1d."""
+
+    def forward(self, input):
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)

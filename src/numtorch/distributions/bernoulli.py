@@ -1,0 +1,123 @@
+"""The Bernoulli distribution (mirrors ``torch.distributions.bernoulli``)."""
+from __future__ import annotations
+
+from .._tensor import Size, Tensor
+from . import constraints
+from .exp_family import ExponentialFamily
+from .utils import _NUMBER, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+
+__all__ = ["Bernoulli"]
+
+
+def _new_like(param: Tensor, *args, **kwargs) -> Tensor:
+    """``param.new(*args)``: a tensor of ``param``'s dtype from data, or uninitialized of a size."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        return param.new_tensor(args[0], **kwargs)
+    return param.new_empty(args, **kwargs)
+
+
+class Bernoulli(ExponentialFamily):
+    """Bernoulli distribution over ``{0, 1}`` given ``probs`` or ``logits`` (log-odds), not both
+    (``torch.distributions.Bernoulli``).
+
+    Args:
+        probs (Number or Tensor): the probability of 1, in ``[0, 1]``.
+        logits (Number or Tensor): the log-odds of 1.
+        validate_args (bool, optional): see ``Distribution``.
+
+    ValueError unless exactly one of ``probs``/``logits`` is given. ``sample`` is
+    ``torch.bernoulli(probs.expand(shape))``; ``log_prob`` and ``entropy`` use
+    ``binary_cross_entropy_with_logits`` as PyTorch does.
+    """
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+    has_enumerate_support = True
+    _mean_carrier_measure = 0
+
+    def __init__(self, probs=None, logits=None, validate_args=None) -> None:
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            is_scalar = isinstance(probs, _NUMBER)
+            (self.probs,) = broadcast_all(probs)
+        else:
+            is_scalar = isinstance(logits, _NUMBER)
+            (self.logits,) = broadcast_all(logits)
+        self._param = self.probs if probs is not None else self.logits
+        batch_shape = Size() if is_scalar else self._param.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Bernoulli, _instance)
+        batch_shape = Size(batch_shape)
+        if "probs" in self.__dict__:
+            new.probs = self.probs.expand(batch_shape)
+            new._param = new.probs
+        if "logits" in self.__dict__:
+            new.logits = self.logits.expand(batch_shape)
+            new._param = new.logits
+        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def _new(self, *args, **kwargs):
+        return _new_like(self._param, *args, **kwargs)
+
+    @property
+    def mean(self) -> Tensor:
+        return self.probs
+
+    @property
+    def mode(self) -> Tensor:
+        mode = (self.probs >= 0.5).to(self.probs)
+        mode[self.probs == 0.5] = float("nan")
+        return mode
+
+    @property
+    def variance(self) -> Tensor:
+        return self.probs * (1 - self.probs)
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Size:
+        return self._param.size()
+
+    def sample(self, sample_shape=Size()):
+        import numtorch as torch
+        shape = self._extended_shape(sample_shape)
+        with torch.no_grad():
+            return torch.bernoulli(self.probs.expand(shape))
+
+    def log_prob(self, value):
+        from ..nn.functional import binary_cross_entropy_with_logits
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = broadcast_all(self.logits, value)
+        return -binary_cross_entropy_with_logits(logits, value, reduction="none")
+
+    def entropy(self):
+        from ..nn.functional import binary_cross_entropy_with_logits
+        return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+    def enumerate_support(self, expand=True):
+        import numtorch as torch
+        values = torch.arange(2, dtype=self._param.dtype, device=self._param.device)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
+
+    @property
+    def _natural_params(self):
+        return ((self.probs / (1 - self.probs)).log(),)  # torch.logit(probs)
+
+    def _log_normalizer(self, x):
+        return x.exp().log1p()
