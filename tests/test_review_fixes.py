@@ -116,3 +116,21 @@ def test_version_reads_as_a_modern_torch():
     from packaging.version import Version
     assert Version(nt.__version__) >= Version("2.0") and "numtorch" in nt.__version__
     assert nt.version.cuda is None
+
+
+def test_nan_to_num_gradient_and_size_arithmetic_match_torch():
+    import numpy as _np
+    import torch as _torch
+    import numtorch as _nt
+    grads = []
+    for L in (_nt, _torch):
+        x = L.tensor([1.0, float("nan"), float("inf"), -float("inf"), 2.0], requires_grad=True)
+        y = L.nan_to_num(x, nan=0.5, posinf=9.0)
+        (y * L.tensor([1.0, 2, 3, 4, 5])).sum().backward()
+        grads.append((y.detach().numpy(), x.grad.numpy(), type(y.grad_fn).__name__))
+    _np.testing.assert_array_equal(grads[0][0], grads[1][0])
+    _np.testing.assert_array_equal(grads[0][1], grads[1][1])
+    assert grads[0][2] == grads[1][2]
+    a, b = _nt.zeros(2, 3).shape, _torch.zeros(2, 3).shape
+    for fa, fb in ((a + (4,), b + (4,)), ((1,) + a, (1,) + b), (a[1:], b[1:])):
+        assert repr(fa) == repr(fb) and type(fa).__name__ == "Size"

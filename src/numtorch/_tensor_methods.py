@@ -49,6 +49,12 @@ for _name in ("add sub mul div pow neg abs exp log log1p sqrt rsqrt sin cos tanh
     setattr(Tensor, _name + "_", _inplace(_name + "_", getattr(P, _name)))
 Tensor.subtract_, Tensor.multiply_, Tensor.divide_, Tensor.true_divide_ = Tensor.sub_, Tensor.mul_, Tensor.div_, Tensor.div_
 
+# ---- special functions ----------------------------------------------------------------------------
+from ._ops import special as _special  # noqa: E402
+_bind(_special, "lgamma digamma xlogy erfc logit")
+for _name in ("lgamma", "digamma", "erfc", "logit", "xlogy"):
+    setattr(Tensor, _name + "_", _inplace(_name + "_", getattr(_special, _name)))
+
 # ---- reductions ---------------------------------------------------------------------------------
 _bind(reduction, """sum mean nansum nanmean var std prod max min amax amin aminmax argmax argmin logsumexp
          cumsum cumprod cumsum_ cumprod_ norm all any count_nonzero median""")

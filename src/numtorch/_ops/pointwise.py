@@ -472,8 +472,24 @@ def equal(input, other) -> bool:
     return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
 
 
+class NanToNumBackward0(Op):
+    """nan -> ``nan``, +inf -> ``posinf``, -inf -> ``neginf`` (dtype max/min by default); the gradient passes
+    where the input is finite and is 0 elsewhere, as in PyTorch."""
+    _saves = (0,)
+
+    def forward(self, a, nan, posinf, neginf):
+        self.saved = a
+        return np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
+
+    def backward(self, g):
+        return g * np.isfinite(self.saved), None, None, None
+
+
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
-    return _out(_make(np.nan_to_num(input._data, nan=nan, posinf=posinf, neginf=neginf)), out)
+    """``torch.nan_to_num``: replace nan/+inf/-inf; differentiable (zero gradient at replaced entries)."""
+    if input._data.dtype.kind not in "fcV":
+        return _out(_make(input._data.copy()), out)
+    return _out(NanToNumBackward0.apply(input, nan, posinf, neginf), out)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -37,69 +37,8 @@ def _same(out: np.ndarray, like: np.ndarray) -> np.ndarray:
     return np.asarray(out, dtype=like.dtype)
 
 
-# ---- lgamma / digamma / xlogy --------------------------------------------------------------------
-class LgammaBackward0(Op):
-    _saves = (0,)
-
-    def forward(self, a):
-        self.saved = a
-        return _same(scipy.special.gammaln(a), a)
-
-    def backward(self, g):
-        return g * _same(scipy.special.psi(self.saved), self.saved)
-
-
-class DigammaBackward0(Op):
-    _saves = (0,)
-
-    def forward(self, a):
-        self.saved = a
-        return _same(scipy.special.psi(a), a)
-
-    def backward(self, g):
-        return g * _same(scipy.special.polygamma(1, self.saved), self.saved)
-
-
-def lgamma(x: Tensor) -> Tensor:
-    """``torch.lgamma``: log|Gamma(x)| elementwise, same shape and float dtype; gradient ``digamma(x)``."""
-    return LgammaBackward0.apply(x)
-
-
-def digamma(x: Tensor) -> Tensor:
-    """``torch.digamma``: d/dx log Gamma(x) elementwise; gradient ``polygamma(1, x)``."""
-    return DigammaBackward0.apply(x)
-
-
-def _xlogy(x, y):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(x == 0, 0, x * np.log(y))
-    return np.where(np.isnan(y), np.nan, out)  # PyTorch: nan wherever y is nan, even for x == 0
-
-
-class XlogyBackward0(Op):
-    _saves = (0, 1)
-
-    def forward(self, x, y):
-        self.saved = (x, y)
-        return _xlogy(x, y).astype(np.result_type(x, y), copy=False)
-
-    def backward(self, g):
-        x, y = self.saved
-        gx = gy = None
-        if self._edges[0] is not None:
-            # PyTorch: xlogy(grad, y), zeroed where x == 0 and y <= 0
-            gx = np.where((x == 0) & (y <= 0), 0, _xlogy(g, y)).astype(g.dtype)
-            gx = unbroadcast(gx, np.shape(x))
-        if self._edges[1] is not None:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                gy = unbroadcast((g * x / y).astype(g.dtype), np.shape(y))
-        return gx, gy
-
-
-def xlogy(x: Tensor, y: Tensor) -> Tensor:
-    """``torch.xlogy`` for two float tensors of one dtype (broadcast): ``x * log(y)``, 0 where ``x == 0``
-    and nan where ``y`` is nan."""
-    return XlogyBackward0.apply(x, y)
+# lgamma / digamma / xlogy are public ops now (numtorch._ops.special)
+from .._ops.special import _xlogy, digamma, lgamma, xlogy  # noqa: E402,F401
 
 
 # ---- triangular solve ----------------------------------------------------------------------------
