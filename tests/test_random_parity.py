@@ -426,3 +426,29 @@ def test_gumbel_softmax_matches(hard):
     np.testing.assert_allclose(ga.numpy(), gb.numpy(), rtol=1e-5, atol=1e-6)
     with pytest.warns(UserWarning, match="deprecated"):
         numtorch.nn.functional.gumbel_softmax(numtorch.tensor(x), eps=1e-5)
+
+
+def test_default_generator_seeded_from_os_like_pytorch():
+    import subprocess
+    import sys
+    code = "import numtorch; print(numtorch.initial_seed())"
+    seeds = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout for _ in range(2)}
+    assert len(seeds) == 2  # a fresh seed per process, as torch.initial_seed() shows
+    assert numtorch.Generator().initial_seed() == torch.Generator().initial_seed() == 67280421310721
+
+
+def test_tensor_from_any_sequence_like_pytorch():
+    import array
+    import collections
+    cases = [collections.deque([1.0, 2.0]), range(3), array.array("f", [1, 2]), array.array("i", [1, 2]),
+             memoryview(b"ab"), [collections.deque([1, 2])]]
+    for data in cases:
+        a, b = numtorch.tensor(data), torch.tensor(data)
+        assert str(a.dtype) == str(b.dtype)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert numtorch.LongTensor(range(3)).tolist() == torch.LongTensor(range(3)).tolist()
+    for bad, exc in (((x for x in [1]), RuntimeError), ("ab", TypeError), (object(), RuntimeError)):
+        with pytest.raises(exc):
+            numtorch.tensor(bad)
+        with pytest.raises(exc):
+            torch.tensor(bad)

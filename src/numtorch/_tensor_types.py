@@ -44,9 +44,9 @@ def _legacy_new(dtype, args, device):
     data = args[0]
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")
-    if not isinstance(data, (list, tuple, np.ndarray)):
+    from ._ops.creation import _is_sequence, tensor
+    if not isinstance(data, (list, tuple, np.ndarray)) and not _is_sequence(data):
         raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
-    from ._ops.creation import tensor
     return tensor(data, dtype=dtype)
 
 

@@ -69,15 +69,19 @@ class Generator:
 
 
 default_generator = Generator()
+default_generator.seed()  # PyTorch seeds its default generator from the OS at start-up; new Generators don't
 
 
 @contextlib.contextmanager
 def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type=None):
     """Restore the default generator's state on exit, so random calls inside leave no trace outside
-    (``torch.random.fork_rng``). numtorch has only the CPU generator, so ``devices`` is accepted and ignored."""
+    (``torch.random.fork_rng``). numtorch has only the CPU generator: like a CPU build of PyTorch, it raises
+    AssertionError when ``devices`` lists any."""
     if not enabled:
         yield
         return
+    if devices:  # PyTorch forks each listed CUDA device's generator, which a CPU build can't
+        raise AssertionError("Torch not compiled with CUDA enabled")
     state = default_generator.get_state()
     try:
         yield

@@ -5,6 +5,9 @@ Random creation lives in ``numtorch/random.py``. All allocation goes through ``_
 """
 from __future__ import annotations
 
+import array
+import collections
+import collections.abc
 import numbers
 
 import numpy as np
@@ -35,7 +38,9 @@ def _infer_dtype(data):
         return _dtype.get_default_dtype()
     if isinstance(data, numbers.Complex):
         return _dtype.complex64 if _dtype.get_default_dtype() is _dtype.float32 else _dtype.complex128
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if isinstance(data, (list, tuple)) or _is_sequence(data):
         best = None
         for x in data:
             d = _infer_dtype(x)
@@ -43,12 +48,20 @@ def _infer_dtype(data):
                                                        isinstance(x, (Tensor, np.ndarray))):
                 best = d if best is None or d._cat > best._cat else _dtype.promote_types(best, d)
         return best or _dtype.get_default_dtype()
-    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _is_sequence(data) -> bool:
+    """Any sequence PyTorch reads element by element: range, deque, array.array, memoryview, Sequence types."""
+    return isinstance(data, (range, collections.deque, array.array, memoryview, collections.abc.Sequence)) and \
+        not isinstance(data, (str, bytes))
 
 
 def _to_array(data, npd):
     if isinstance(data, Tensor):
         return np.array(data._data, dtype=npd)
+    if isinstance(data, memoryview):  # its elements, not its raw bytes
+        data = data.tolist()
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
         data = [_to_array(x, npd) for x in data]
     try:
