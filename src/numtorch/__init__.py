@@ -34,7 +34,9 @@ from ._ops.nn_ops import *  # noqa: F401,F403
 from ._ops.norm_ops import *  # noqa: F401,F403
 from ._ops.losses import *  # noqa: F401,F403
 from ._ops.special import *  # noqa: F401,F403
+from ._ops.complex_ops import *  # noqa: F401,F403
 from ._ops.extra_layers import channel_shuffle, pdist  # noqa: E402,F401
+from ._ops.conv3d import conv3d, conv_transpose3d  # noqa: E402,F401
 from ._ops import _util as _ops_util  # noqa: E402
 from ._ops import (conv as _c, indexing as _i, linalg as _l, losses as _lo, nn_ops as _n, norm_ops as _no,  # noqa: E402
                    pointwise as _p, reduction as _r, shape as _s, strided as _st)
@@ -83,6 +85,7 @@ from . import jit, multiprocessing, onnx, version  # noqa: E402  (compat: torch.
 from .amp import autocast
 from . import distributions  # noqa: E402,F401
 from . import special  # noqa: E402,F401
+from . import fft  # noqa: E402,F401
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, name=None,

@@ -11,6 +11,7 @@ Each family block is ``_bind(module, "name name=function ...")``: ``name`` binds
 from __future__ import annotations
 
 from ._ops import creation, indexing, linalg, pointwise as P, rearrange, reduction, shape
+from ._ops import complex_ops as _complex
 from ._tensor import Tensor
 from .autograd import tensor_api
 
@@ -73,6 +74,8 @@ _bind(shape, """view=view_method view_as reshape=reshape_method reshape_as flatt
 _bind(rearrange, "flip=flip_method fliplr flipud roll rot90 tril triu diagonal diag diag_embed")
 Tensor.T, Tensor.mT = property(shape.T_prop), property(shape.mT_prop)
 Tensor.H, Tensor.mH = property(shape.H_prop), property(shape.mH_prop)
+_bind(_complex, "conj conj_physical resolve_conj is_conj")
+Tensor.real, Tensor.imag = property(_complex.real), property(_complex.imag)
 
 # ---- indexing, selection, sorting ---------------------------------------------------------------
 _bind(indexing, """gather scatter scatter_add scatter_reduce index_select index_add index_fill index_copy index_put

@@ -29,6 +29,8 @@ class ToCopyBackward0(Op):
         return a.astype(dtype)
 
     def backward(self, g):
+        if g.dtype.kind == "c" and self.src.kind != "c":
+            g = g.real  # real -> complex cast: the real input gets the real part
         return g.astype(self.src)
 
 
@@ -101,6 +103,11 @@ class SubBackward0(_Binary):
                 unbroadcast(-g, self.sb) if eb is not None else None)
 
 
+def _conj(x):
+    """Complex conjugate keeping Python scalars Python scalars (a NumPy scalar would upcast complex64)."""
+    return np.conj(x) if isinstance(x, np.ndarray) else x.conjugate()
+
+
 class MulBackward0(_Binary):
     _saves = (0, 1)
 
@@ -110,6 +117,8 @@ class MulBackward0(_Binary):
 
     def backward(self, g):
         a, b = self.saved
+        if g.dtype.kind == "c":  # complex: PyTorch's gradient is grad * conj(other)
+            a, b = _conj(a), _conj(b)
         ea, eb = self._edges
         return (unbroadcast(g * b, self.sa) if ea is not None else None,
                 unbroadcast(g * a, self.sb) if eb is not None else None)
@@ -124,6 +133,8 @@ class DivBackward0(_Binary):
 
     def backward(self, g):
         a, b = self.saved
+        if g.dtype.kind == "c":  # complex: grad / conj(b) and -grad * conj(a / b**2)
+            a, b = _conj(a), _conj(b)
         gb = None
         ga = g / b
         if self._edges[1] is not None:

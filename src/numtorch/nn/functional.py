@@ -864,3 +864,5 @@ from .._ops.margin_losses import (hinge_embedding_loss, multi_margin_loss, multi
 from .._ops.embedding_bag import embedding_bag  # noqa: E402,F401
 from .._ops.extra_layers import channel_shuffle, local_response_norm, lp_pool1d, lp_pool2d, pdist  # noqa: E402,F401
 from .._ops.nn_ops import gumbel_softmax  # noqa: E402,F401
+from .._ops.conv3d import (adaptive_avg_pool3d, adaptive_max_pool3d, adaptive_max_pool3d_with_indices,  # noqa: E402,F401
+                          avg_pool3d, conv3d, conv_transpose3d, max_pool3d, max_pool3d_with_indices)

@@ -1,4 +1,4 @@
-"""Convolution layers (mirrors ``torch/nn/modules/conv.py``): Conv1d/2d and ConvTranspose1d/2d.
+"""Convolution layers (mirrors ``torch/nn/modules/conv.py``): Conv1d/2d/3d and ConvTranspose1d/2d/3d.
 
 ``_ConvNd`` holds what every convolution shares: argument checks, the weight and bias, PyTorch's
 default initialization and the printed form. The math is ``F.conv*`` (im2col + one GEMM).
@@ -12,9 +12,9 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
-from .utils import _pair, _reverse_repeat_tuple, _single
+from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -234,3 +234,42 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     def forward(self, input, output_size=None):
         return self._transpose_forward(input, output_size, 2, F.conv_transpose2d)
+
+
+class Conv3d(_ConvNd):
+    """3-d cross-correlation over ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)`` (``torch.nn.Conv3d``).
+
+    ``D_out = floor((D + 2 padding[0] - dilation[0] (kernel_size[0] - 1) - 1) / stride[0] + 1)`` (H, W alike).
+    Arguments as ``Conv1d``, each an int or a triple. Weight ``(out_channels, in_channels / groups, kD, kH, kW)``.
+
+    >>> nn.Conv3d(4, 8, 3, padding=1)(torch.randn(2, 4, 8, 16, 16)).shape
+    torch.Size([2, 8, 8, 16, 16])
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride),
+                         padding if isinstance(padding, str) else _triple(padding), _triple(dilation), False,
+                         _triple(0), groups, bias, padding_mode, device=device, dtype=dtype)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias, F.conv3d, _triple(0))
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-d transposed convolution (``torch.nn.ConvTranspose3d``), e.g. for learned volumetric upsampling.
+
+    ``D_out = (D - 1) stride[0] - 2 padding[0] + dilation[0] (kD - 1) + output_padding[0] + 1`` (H, W alike);
+    ``forward(input, output_size)`` may request a size instead of ``output_padding``. Only "zeros" padding.
+    Weight ``(in_channels, out_channels / groups, kD, kH, kW)``.
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None,
+                 dtype=None) -> None:
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride), _triple(padding),
+                         _triple(dilation), True, _triple(output_padding), groups, bias, padding_mode,
+                         device=device, dtype=dtype)
+
+    def forward(self, input, output_size=None):
+        return self._transpose_forward(input, output_size, 3, F.conv_transpose3d)

@@ -10,7 +10,8 @@ from .module import Module
 from .utils import _pair, _single
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "LPPool1d", "LPPool2d"]
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "LPPool1d", "LPPool2d",
+           "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -212,3 +213,53 @@ class LPPool2d(_LPPoolNd):
 
     def forward(self, input):
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+# ---- 3-d pooling ----
+class MaxPool3d(_MaxPoolNd):
+    """3-d max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)`` (``torch.nn.MaxPool3d``).
+
+    ``D_out = floor_or_ceil((D + 2 padding - dilation (kernel - 1) - 1) / stride) + 1`` (H, W alike);
+    returns ``(values, indices)`` when ``return_indices`` (flat indices into each D*H*W plane).
+    """
+
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class AvgPool3d(_AvgPoolNd):
+    """3-d average pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)`` (``torch.nn.AvgPool3d``); zero padding
+    counts in the divisor iff ``count_include_pad``; ``divisor_override`` replaces the window size as divisor."""
+
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"]
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override=None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Mean over adaptive windows to an ``(oD, oH, oW)`` output (``torch.nn.AdaptiveAvgPool3d``); ``None`` keeps
+    that input size; ``AdaptiveAvgPool3d(1)`` is global average pooling."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max over adaptive windows to an ``(oD, oH, oW)`` output (``torch.nn.AdaptiveMaxPool3d``); ``None`` keeps
+    that input size; returns ``(values, indices)`` when ``return_indices``."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)

@@ -1,0 +1,141 @@
+"""Complex-number views and conjugation: ``torch.view_as_real``/``view_as_complex``, ``real``/``imag``,
+``conj``/``conj_physical`` (mirrors the matching ``torch.*`` functions and Tensor attributes).
+
+Gradients follow PyTorch's convention for complex tensors: the gradient of a real loss ``L`` with
+respect to ``z`` is ``dL/dRe(z) + i dL/dIm(z)``. ``view_as_real`` and ``view_as_complex`` are then
+exact inverses of each other in backward too, and ``real``/``imag`` are ``view_as_real(z)[..., 0]``
+and ``[..., 1]``, as PyTorch builds them (so their nodes are ``SelectBackward0``).
+
+Differences from PyTorch: ``conj`` of a complex tensor returns a conjugated copy (PyTorch returns a
+lazily conjugated view), so writing into it does not write into the input.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import Op
+from .shape import select
+
+__all__ = ["view_as_real", "view_as_complex", "real", "imag", "conj", "conj_physical", "resolve_conj", "is_conj"]
+
+_REAL = {np.dtype(np.complex64): np.float32, np.dtype(np.complex128): np.float64}
+_CPLX = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
+_TYPE = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+         "bfloat16": "BFloat16", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def _pairs_to_complex(g):
+    """A ``(..., 2)`` real array as the complex array ``g[..., 0] + i g[..., 1]`` (a view when it can be)."""
+    if g.strides[-1] != g.itemsize or any(s % (2 * g.itemsize) for s, n in zip(g.strides[:-1], g.shape) if n > 1):
+        g = np.ascontiguousarray(g)
+    return g.view(_CPLX[g.dtype])[..., 0]
+
+
+class ViewAsRealBackward0(Op):
+    _view = True
+
+    def forward(self, a):
+        # a trailing axis of length 1 can always be reinterpreted as two reals, whatever the strides
+        return a[..., None].view(_REAL[a.dtype])
+
+    def backward(self, g):
+        return _pairs_to_complex(g)
+
+
+class ViewAsComplexBackward0(Op):
+    _view = True
+
+    def forward(self, a):
+        return _pairs_to_complex(a)
+
+    def backward(self, g):
+        return g[..., None].view(_REAL[g.dtype])
+
+
+class ConjPhysicalBackward0(Op):
+    def forward(self, a):
+        return np.conj(a)
+
+    def backward(self, g):
+        return np.conj(g)
+
+
+class ConjBackward0(ConjPhysicalBackward0):
+    pass
+
+
+def view_as_real(input: Tensor) -> Tensor:
+    """The ``(..., 2)`` real view of a complex tensor: last dim holds (real, imag) (``torch.view_as_real``).
+
+    complex64 -> float32, complex128 -> float64; shares memory with ``input``. RuntimeError for a
+    non-complex tensor.
+    """
+    if input._data.dtype.kind != "c":
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    return ViewAsRealBackward0.apply(input)
+
+
+def view_as_complex(input: Tensor) -> Tensor:
+    """The complex view of a float tensor whose last dim (size 2) holds (real, imag) (``torch.view_as_complex``).
+
+    float32 -> complex64, float64 -> complex128; shape ``input.shape[:-1]``; shares memory.
+    RuntimeError for other dtypes, a 0-d input, a last dim not of size 2 or not of stride 1, or
+    another dim with an odd stride, as in PyTorch.
+    """
+    a = input._data
+    if a.dtype not in _CPLX:
+        raise RuntimeError(f"view_as_complex is only supported for half, float and double tensors, but got a "
+                           f"tensor of scalar type: {_TYPE.get(a.dtype.name, a.dtype.name)}")
+    if a.ndim == 0:
+        raise RuntimeError("Input tensor must have one or more dimensions")
+    if a.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    if a.strides[-1] != a.itemsize:
+        raise RuntimeError("Tensor must have a last dimension with stride 1")
+    if any(s % (2 * a.itemsize) for s, n in zip(a.strides[:-1], a.shape) if n > 1):
+        raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
+    return ViewAsComplexBackward0.apply(input)
+
+
+def real(input: Tensor) -> Tensor:
+    """The real part of a complex tensor as a float view (``torch.real`` / ``Tensor.real``); a real
+    tensor is returned as is."""
+    if input._data.dtype.kind != "c":
+        return input
+    return select(view_as_real(input), -1, 0)
+
+
+def imag(input: Tensor) -> Tensor:
+    """The imaginary part of a complex tensor as a float view (``torch.imag`` / ``Tensor.imag``).
+
+    RuntimeError for a non-complex tensor, as in PyTorch.
+    """
+    if input._data.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return select(view_as_real(input), -1, 1)
+
+
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate (``torch.conj``); a real tensor is returned as is. numtorch returns a
+    copy where PyTorch returns a lazily conjugated view."""
+    if input._data.dtype.kind != "c":
+        return input
+    return ConjBackward0.apply(input)
+
+
+def conj_physical(input: Tensor) -> Tensor:
+    """The complex conjugate as a new tensor (``torch.conj_physical``); a real tensor is returned as is."""
+    if input._data.dtype.kind != "c":
+        return input
+    return ConjPhysicalBackward0.apply(input)
+
+
+def resolve_conj(input: Tensor) -> Tensor:
+    """``torch.resolve_conj``: numtorch never has lazily conjugated tensors, so ``input`` itself."""
+    return input
+
+
+def is_conj(input: Tensor) -> bool:
+    """``torch.is_conj``: always False (numtorch's ``conj`` materializes the conjugate)."""
+    return False
