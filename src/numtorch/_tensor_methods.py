@@ -52,9 +52,9 @@ Tensor.subtract_, Tensor.multiply_, Tensor.divide_, Tensor.true_divide_ = Tensor
 
 # ---- special functions ----------------------------------------------------------------------------
 from ._ops import special as _special  # noqa: E402
-_bind(_special, "lgamma digamma xlogy erfc logit")
-for _name in ("lgamma", "digamma", "erfc", "logit", "xlogy"):
-    setattr(Tensor, _name + "_", _inplace(_name + "_", getattr(_special, _name)))
+_bind(_special, "lgamma digamma xlogy erfc logit polygamma=polygamma_method mvlgamma mvlgamma_ i0 sinc igamma igammac")
+for _name in ("lgamma", "digamma", "erfc", "logit", "xlogy", "polygamma", "i0", "sinc", "igamma", "igammac"):
+    setattr(Tensor, _name + "_", _inplace(_name + "_", getattr(Tensor, _name)))
 
 # ---- reductions ---------------------------------------------------------------------------------
 _bind(reduction, """sum mean nansum nanmean var std prod max min amax amin aminmax argmax argmin logsumexp

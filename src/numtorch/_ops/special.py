@@ -1,12 +1,16 @@
-"""Special functions (mirrors ``torch.lgamma``, ``torch.digamma``, ``torch.xlogy``, ``torch.erfc``,
-``torch.logit`` and their ``torch.special`` names).
+"""Special functions: ``torch.lgamma``, ``digamma``, ``polygamma``, ``mvlgamma``, ``erfc``, ``xlogy``,
+``logit``, ``i0``, ``sinc``, ``igamma``, ``igammac``, and the kernels behind ``torch.special``'s other names
+(``ndtri``, ``log_ndtr``, ``erfcx``, ``i0e``, ``i1``, ``i1e``, ``xlog1py``, ``zeta``, the Bessel functions).
 
-Values come from SciPy's special functions; each Op is named after PyTorch's backward node. Integer
-and bool inputs promote to the default float dtype, as in PyTorch.
+Values come from SciPy's special functions, with PyTorch's conventions patched in where the two differ
+(noted at each place); each Op is named after PyTorch's backward node and its backward is the formula of
+PyTorch's ``derivatives.yaml``. Integer and bool inputs promote to the default float dtype, as in PyTorch;
+float16/bfloat16 are computed through float32 where PyTorch accepts them.
 """
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 import scipy.special
@@ -15,17 +19,64 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ._util import prep2, unbroadcast
-from .pointwise import _out, cast
+from .pointwise import _bshape, _out, cast
 
-__all__ = ["lgamma", "digamma", "xlogy", "erfc", "logit"]
+# top-level ``torch.*`` names; the ``torch.special``-only kernels below are re-exported by ``numtorch.special``
+__all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "xlogy", "erfc", "logit", "i0", "sinc", "igamma", "igammac"]
+
+
+_SQRT_2PI = math.sqrt(2 * math.pi)
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+_LOG_PI = math.log(math.pi)
+_ATEN = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+         "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+         "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 def _same(out, like: np.ndarray) -> np.ndarray:
     return np.asarray(out, dtype=like.dtype)
 
 
+def _up(a):
+    """``a`` as an array SciPy's ufuncs take: float16/bfloat16 widened to float32 (the result is cast back)."""
+    if isinstance(a, np.ndarray) and (a.dtype.kind == "V" or a.dtype == np.float16):
+        return a.astype(np.float32)
+    return a
+
+
 def _floating(t: Tensor) -> Tensor:
     return t if t._data.dtype.kind in "fcV" else cast(t, _dtype.get_default_dtype())
+
+
+def _need_tensor(x, fname: str, arg: str = "input", pos: int = 1) -> None:
+    """PyTorch's argument-parser TypeError for a non-Tensor where a Tensor is required."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fname}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+
+
+def _need_int(x, fname: str, arg: str, pos: int) -> None:
+    if not isinstance(x, (int, np.integer)) or isinstance(x, (bool, np.bool_)):
+        raise TypeError(f"{fname}(): argument '{arg}' (position {pos}) must be int, not {type(x).__name__}")
+
+
+def _kernel(t: Tensor, kernel: str, half: bool = True) -> None:
+    """PyTorch's dispatch error for a real floating kernel given a complex (or, if not ``half``, a 16-bit) dtype."""
+    d = t._data.dtype
+    if d.kind == "c" or (not half and (d.kind == "V" or d == np.float16)):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_ATEN.get(d.name, d.name)}'")
+
+
+def _unary_input(input, fname: str, kernel: str, half: bool = True) -> Tensor:
+    """Check and promote the one tensor operand of a unary special function (integers to the default float)."""
+    _need_tensor(input, fname)
+    x = _floating(input)
+    _kernel(x, kernel, half)
+    return x
+
+
+def _lgamma(a):
+    """``log|Gamma(a)|``; PyTorch gives ``+inf`` at ``-inf`` (SciPy: ``-inf``)."""
+    return np.where(a == -np.inf, np.inf, scipy.special.gammaln(_up(a)))
 
 
 class LgammaBackward0(Op):
@@ -33,10 +84,32 @@ class LgammaBackward0(Op):
 
     def forward(self, a):
         self.saved = a
-        return _same(scipy.special.gammaln(a), a)
+        return _same(_lgamma(a), a)
 
     def backward(self, g):
-        return g * _same(scipy.special.psi(self.saved), self.saved)
+        return g * _digamma(self.saved)
+
+
+def _digamma(a):
+    return _same(scipy.special.psi(_up(a)), a)  # SciPy and PyTorch agree: digamma(+-0) = -+inf
+
+
+def _zeta(x, q):
+    """Hurwitz zeta; PyTorch (Cephes) gives nan where ``q = +inf`` and ``x > 1`` (SciPy: 0)."""
+    out = scipy.special.zeta(_up(x), _up(q))
+    return np.where((q == np.inf) & (x > 1), np.nan, out)
+
+
+def _polygamma(n: int, a):
+    """``polygamma(n, a)`` in ``a``'s dtype, with PyTorch's values at the poles and infinities."""
+    if n == 0:
+        return _digamma(a)
+    if n == 1:  # PyTorch's trigamma is nan at -inf (SciPy: inf)
+        out = np.where(a == -np.inf, np.nan, scipy.special.zeta(2.0, _up(a)))
+    else:  # (-1)^(n+1) n! zeta(n+1, a), as PyTorch
+        out = (-1.0) ** (n + 1) * scipy.special.gamma(n + 1.0) * _zeta(np.float64(n + 1), _up(a))
+    with np.errstate(over="ignore", invalid="ignore"):  # beyond float32's range: inf, as PyTorch
+        return _same(out, a)
 
 
 class DigammaBackward0(Op):
@@ -44,12 +117,154 @@ class DigammaBackward0(Op):
 
     def forward(self, a):
         self.saved = a
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = scipy.special.psi(a)
-        return _same(np.where(a == 0, -np.inf, out), a)  # PyTorch: digamma(0) = -inf
+        return _digamma(a)
 
     def backward(self, g):
-        return g * _same(scipy.special.polygamma(1, self.saved), self.saved)
+        return g * _polygamma(1, self.saved)
+
+
+class PolygammaBackward0(Op):
+    _saves = (0,)
+
+    def forward(self, a, n=1):
+        self.saved, self.n = a, n
+        return _polygamma(n, a)
+
+    def backward(self, g):
+        return g * _polygamma(self.n + 1, self.saved)
+
+
+class MvlgammaBackward0(Op):
+    """``sum_j lgamma(a + (1 - j) / 2)`` over ``j = 1..p`` plus ``p (p - 1) / 4 log(pi)``."""
+    _saves = (0,)
+
+    def forward(self, a, p=1):
+        w = _up(a)
+        args = w[..., None] + np.arange(-(p - 1) / 2, 0.25, 0.5, dtype=w.dtype)  # last axis: the p shifts
+        self.saved = args
+        return _same(_lgamma(args).sum(-1) + p * (p - 1) / 4 * _LOG_PI, a)
+
+    def backward(self, g):
+        return g * _same(_digamma(self.saved).sum(-1), g)
+
+
+class SpecialNdtriBackward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a):
+        self.saved = out = _same(scipy.special.ndtri(a), a)
+        return out
+
+    def backward(self, g):
+        r = self.saved
+        return g * _same(_SQRT_2PI * np.exp(r * r / 2), g)
+
+
+class SpecialLogNdtrBackward0(Op):
+    _saves = (0, "out")
+
+    def forward(self, a):
+        out = _same(scipy.special.log_ndtr(a), a)
+        self.saved = (a, out)
+        return out
+
+    def backward(self, g):
+        # phi(x) / ndtr(x) as exp(-(log_ndtr(x) + x^2 / 2)) / sqrt(2 pi): stable far into the left tail
+        a, r = self.saved
+        with np.errstate(invalid="ignore", over="ignore"):
+            return g * _same(np.exp(-(r + a * a / 2)) / _SQRT_2PI, g)
+
+
+class SpecialErfcxBackward0(Op):
+    _saves = (0, "out")
+
+    def forward(self, a):
+        out = _same(scipy.special.erfcx(a), a)
+        self.saved = (a, out)
+        return out
+
+    def backward(self, g):
+        a, r = self.saved
+        with np.errstate(invalid="ignore", over="ignore"):
+            return g * _same(2 * a * r - _TWO_OVER_SQRT_PI, g)
+
+
+class I0Backward0(Op):
+    _saves = (0,)
+
+    def forward(self, a):
+        self.saved = a
+        return _same(scipy.special.i0(_up(a)), a)
+
+    def backward(self, g):
+        return g * _same(scipy.special.i1(_up(self.saved)), g)
+
+
+class SpecialI0EBackward0(Op):
+    _saves = (0, "out")
+
+    def forward(self, a):
+        out = _same(scipy.special.i0e(_up(a)), a)
+        self.saved = (a, out)
+        return out
+
+    def backward(self, g):
+        a, r = self.saved
+        return g * _same(scipy.special.i1e(_up(a)) - np.sign(a) * r, g)
+
+
+def _tiny_safe(a):
+    """PyTorch's i1/i1e backward: ``|x| <= eps`` is replaced by eps and its gradient set to 1/2 (the limit)."""
+    eps = np.finfo(np.float32 if a.dtype.kind == "V" else a.dtype).eps
+    tiny = np.abs(a) <= eps
+    return tiny, np.where(tiny, a.dtype.type(eps), a)
+
+
+class SpecialI1Backward0(Op):
+    _saves = (0, "out")
+
+    def forward(self, a):
+        out = _same(scipy.special.i1(_up(a)), a)
+        self.saved = (a, out)
+        return out
+
+    def backward(self, g):
+        a, r = self.saved
+        tiny, s = _tiny_safe(a)
+        return g * _same(np.where(tiny, 0.5, scipy.special.i0(_up(s)) - r / s), g)
+
+
+class SpecialI1EBackward0(Op):
+    _saves = (0, "out")
+
+    def forward(self, a):
+        out = _same(scipy.special.i1e(_up(a)), a)
+        self.saved = (a, out)
+        return out
+
+    def backward(self, g):
+        a, r = self.saved
+        tiny, s = _tiny_safe(a)
+        return g * _same(np.where(tiny, 0.5, scipy.special.i0e(_up(s)) - r * (np.sign(s) + 1 / s)), g)
+
+
+class SincBackward0(Op):
+    _saves = (0,)
+
+    def forward(self, a):
+        self.saved = a
+        w = _up(a)
+        y = w * math.pi
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _same(np.where(w == 0, 1, np.sin(y) / y), a)
+
+    def backward(self, g):
+        # (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 where pi x^2 is 0 (as PyTorch, also when it underflows)
+        w = _up(self.saved)
+        y, d = w * math.pi, w * w * math.pi
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = np.conj((y * np.cos(y) - np.sin(y)) / d)
+        return g * _same(np.where(d == 0, 0, out), g)
 
 
 class ErfcBackward0(Op):
@@ -57,7 +272,7 @@ class ErfcBackward0(Op):
 
     def forward(self, a):
         self.saved = a
-        return _same(scipy.special.erfc(a), a)
+        return _same(scipy.special.erfc(_up(a)), a)
 
     def backward(self, g):
         a = self.saved
@@ -88,6 +303,119 @@ class XlogyBackward0(Op):
             with np.errstate(divide="ignore", invalid="ignore"):
                 gy = unbroadcast((g * x / y).astype(g.dtype), np.shape(y))
         return gx, gy
+
+
+class SpecialXlog1PyBackward0(Op):
+    """``x * log1p(y)``, 0 where ``x == 0`` unless ``y`` is nan. Variants 1 and 2: ``x`` or ``y`` a number."""
+    _saves = (0, 1)
+    _scalar_other = False
+
+    def forward(self, x, y):
+        self.saved = (x, y)
+        return _same(scipy.special.xlog1py(_up(x), _up(y)), x)
+
+    def backward(self, g):
+        x, y = self.saved
+        gx = gy = None
+        if self._edges[0] is not None:
+            # zeroed where x == 0 and y <= -1 (for a number y: wherever y > -1 fails, nan included)
+            below = ~(y > -1) if self._scalar_other else (y <= -1)
+            gx = np.where((x == 0) & below, 0, scipy.special.xlog1py(_up(g), _up(y)))
+            gx = unbroadcast(_same(gx, g), np.shape(x))
+        if self._edges[1] is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gy = unbroadcast(_same(g * x / (y + 1), g), np.shape(y))
+        return gx, gy
+
+
+class SpecialXlog1PyBackward1(SpecialXlog1PyBackward0):
+    pass
+
+
+class SpecialXlog1PyBackward2(SpecialXlog1PyBackward0):
+    _scalar_other = True
+
+
+class SpecialZetaBackward0(Op):
+    """Hurwitz ``zeta(x, q)``; differentiable in ``q`` only (PyTorch has no derivative in ``x``)."""
+    _saves = (0, 1)
+
+    def forward(self, x, q):
+        self.saved = (x, q)
+        return _same(_zeta(x, q), x)
+
+    def backward(self, g):
+        if self._edges[0] is not None:
+            raise NotImplementedError("the derivative for 'zeta' is not implemented.")
+        x, q = self.saved
+        return None, unbroadcast(g * _same(-x * _zeta(x + 1, q), g), np.shape(q))
+
+
+class SpecialZetaBackward1(SpecialZetaBackward0):
+    pass
+
+
+class SpecialZetaBackward2(SpecialZetaBackward0):
+    pass
+
+
+def _igamma(a, x, upper: bool):
+    out = (scipy.special.gammaincc if upper else scipy.special.gammainc)(_up(a), _up(x))
+    # PyTorch tests x == 0, a == inf and x == inf before looking at nan: patch the cases SciPy makes nan
+    low = 1 if upper else 0
+    with np.errstate(invalid="ignore"):
+        out = np.where(np.isnan(a) & (x == 0) | (a == np.inf) & np.isnan(x), low, out)
+        return _same(np.where(np.isnan(a) & (x == np.inf), 1 - low, out), a)
+
+
+class IgammaBackward0(Op):
+    """Regularised lower incomplete gamma ``P(a, x)``; differentiable in ``x`` only, as PyTorch."""
+    _saves = (0, 1)
+    _upper = False
+
+    def forward(self, a, x):
+        self.saved = (a, x)
+        return _igamma(a, x, self._upper)
+
+    def backward(self, g):
+        name = "igammac" if self._upper else "igamma"
+        if self._edges[0] is not None:
+            raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
+        a, x = self.saved
+        w, v = _up(a), _up(x)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            d = np.exp((w - 1) * np.log(v) - v - scipy.special.gammaln(w))  # the gamma density at x
+        return None, unbroadcast(g * _same(-d if self._upper else d, g), np.shape(x))
+
+
+class IgammacBackward0(IgammaBackward0):
+    """Regularised upper incomplete gamma ``Q(a, x) = 1 - P(a, x)``."""
+    _upper = True
+
+
+def _binary_operands(input, other, fname: str, kernel: str, half: bool = True, integral: bool = True):
+    """Promote the operands of a binary special function: ``(a, b, variant)`` with both in one floating
+    dtype, a Python number as a 0-d array of it, and ``variant`` 0 (two tensors), 1 (``input`` a number) or 2
+    (``other`` a number), as PyTorch's overloads. Integral results promote to the default float, or raise
+    PyTorch's dispatch error when ``integral`` is False (igamma)."""
+    ta, tb = isinstance(input, Tensor), isinstance(other, Tensor)
+    if not (ta or tb) or not (ta or isinstance(input, numbers.Number)) or not (tb or isinstance(other, numbers.Number)):
+        raise TypeError(f"{fname}() received an invalid combination of arguments - got ({type(input).__name__}, "
+                        f"{type(other).__name__}), but expected one of:\n * (Tensor input, Tensor other, *, Tensor "
+                        "out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, "
+                        "Number other, *, Tensor out = None)")
+    rt = _dtype.to_np(_dtype.result_type(input, other))
+    if rt.kind in "biu":
+        if not integral:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{_ATEN.get(rt.name, rt.name)}'")
+        rt = _dtype.to_np(_dtype.get_default_dtype())
+    if rt.kind == "c" or (not half and (rt.kind == "V" or rt == np.float16)):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_ATEN.get(rt.name, rt.name)}'")
+    if ta and tb:
+        _bshape(input._data, other._data)  # PyTorch's RuntimeError for shapes that do not broadcast
+    a = cast(input, rt) if ta else np.asarray(input, rt)
+    b = cast(other, rt) if tb else np.asarray(other, rt)
+    return a, b, 0 if ta and tb else 1 if tb else 2
 
 
 def lgamma(input: Tensor, *, out=None) -> Tensor:
@@ -133,3 +461,210 @@ def logit(input: Tensor, eps=None, *, out=None) -> Tensor:
     if eps is not None:
         x = clamp(x, eps, 1 - eps)
     return _out(log(div(x, sub(1, x))), out)
+
+
+# ------------------------------------------------------------------------------------------------
+# polygamma family, Bessel-type and normal-distribution functions
+# ------------------------------------------------------------------------------------------------
+def polygamma(n: int, input: Tensor, *, out=None) -> Tensor:
+    """``torch.polygamma(n, input)`` (``torch.special.polygamma``): the ``n``-th derivative of ``digamma``
+    (``n = 0`` is digamma), elementwise in ``input``'s float dtype (integers promote to the default float).
+    Backward node ``PolygammaBackward0`` (gradient ``polygamma(n + 1, x)``). TypeError for a non-int ``n``
+    or a non-Tensor ``input``; RuntimeError for negative ``n``."""
+    _need_int(n, "polygamma", "n", 1)
+    _need_tensor(input, "polygamma", "input", 2)
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    x = _floating(input)
+    _kernel(x, "digamma" if n == 0 else "trigamma" if n == 1 else "polygamma")
+    return _out(PolygammaBackward0.apply(x, n=int(n)), out)
+
+
+def polygamma_method(self: Tensor, n: int) -> Tensor:
+    """``Tensor.polygamma(n)``: ``torch.polygamma(n, self)`` (the Tensor comes first here)."""
+    _need_int(n, "polygamma", "n", 1)
+    return polygamma(n, self)
+
+
+def mvlgamma(input: Tensor, p: int, *, out=None) -> Tensor:
+    """``torch.mvlgamma(input, p)`` (``torch.special.multigammaln``): the log multivariate gamma function
+    ``p (p - 1) / 4 log(pi) + sum_{j=1..p} lgamma(x + (1 - j) / 2)`` elementwise (PyTorch 2.13 has no
+    domain check: ``lgamma`` is ``log|Gamma|``). Backward node ``MvlgammaBackward0`` (gradient: the sum of
+    the digammas). RuntimeError for a bool input or ``p < 1``; TypeError for a non-int ``p``."""
+    _need_tensor(input, "mvlgamma")
+    _need_int(p, "mvlgamma", "p", 2)
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if p < 1:
+        raise RuntimeError("p has to be greater than or equal to 1")
+    x = _floating(input)
+    _kernel(x, "arange_cpu")
+    return _out(MvlgammaBackward0.apply(x, p=int(p)), out)
+
+
+def mvlgamma_(self: Tensor, p: int) -> Tensor:
+    """``Tensor.mvlgamma_(p)``: in-place ``mvlgamma``; RuntimeError for an integral tensor (PyTorch's wording)."""
+    from .pointwise import inplace
+    _need_int(p, "mvlgamma_", "p", 1)
+    d = self._data.dtype
+    if d == np.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
+    if p >= 1 and d.kind in "iu":
+        raise RuntimeError(f"mvlgamma: result type {_ATEN[d.name]} can't be cast to the desired output type "
+                           f"{_ATEN[_dtype.to_np(_dtype.get_default_dtype()).name]}")
+    return inplace(self, mvlgamma, p)
+
+
+def ndtri(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.ndtri``: the inverse of the standard normal CDF (``-inf``/``inf`` at 0/1, nan outside
+    [0, 1]). Float32/float64 only (NotImplementedError for 16-bit). Backward ``SpecialNdtriBackward0``:
+    ``sqrt(2 pi) exp(ndtri(x)^2 / 2)``."""
+    return _out(SpecialNdtriBackward0.apply(_unary_input(input, "special_ndtri", "ndtri_cpu", half=False)), out)
+
+
+def log_ndtr(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.log_ndtr``: ``log`` of the standard normal CDF, accurate far into the left tail.
+    Float32/float64 only. Backward ``SpecialLogNdtrBackward0``: ``exp(-x^2/2) / sqrt(2 pi) / ndtr(x)``."""
+    x = _unary_input(input, "special_log_ndtr", "log_ndtr_cpu", half=False)
+    return _out(SpecialLogNdtrBackward0.apply(x), out)
+
+
+def erfcx(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.erfcx``: the scaled complementary error function ``exp(x^2) erfc(x)``. Float32/float64
+    only. Backward ``SpecialErfcxBackward0``: ``2 x erfcx(x) - 2 / sqrt(pi)``."""
+    return _out(SpecialErfcxBackward0.apply(_unary_input(input, "special_erfcx", "erfcx_cpu", half=False)), out)
+
+
+def i0(input: Tensor, *, out=None) -> Tensor:
+    """``torch.i0`` (``torch.special.i0``): the modified Bessel function of the first kind, order 0.
+    Backward ``I0Backward0``: ``i1(x)``. NotImplementedError for complex input."""
+    return _out(I0Backward0.apply(_unary_input(input, "i0", "i0_vml_cpu")), out)
+
+
+def i0e(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.i0e``: ``exp(-|x|) i0(x)``. Backward ``SpecialI0EBackward0``: ``i1e(x) - sgn(x) i0e(x)``."""
+    return _out(SpecialI0EBackward0.apply(_unary_input(input, "special_i0e", "i0e_cpu")), out)
+
+
+def i1(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.i1``: the modified Bessel function of the first kind, order 1. Backward
+    ``SpecialI1Backward0``: ``i0(x) - i1(x) / x`` (1/2 at ``|x| <= eps``)."""
+    return _out(SpecialI1Backward0.apply(_unary_input(input, "special_i1", "i1_cpu")), out)
+
+
+def i1e(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.i1e``: ``exp(-|x|) i1(x)``. Backward ``SpecialI1EBackward0``:
+    ``i0e(x) - i1e(x) (sgn(x) + 1 / x)`` (1/2 at ``|x| <= eps``)."""
+    return _out(SpecialI1EBackward0.apply(_unary_input(input, "special_i1e", "i1e_cpu")), out)
+
+
+def sinc(input: Tensor, *, out=None) -> Tensor:
+    """``torch.sinc`` (``torch.special.sinc``): the normalized sinc ``sin(pi x) / (pi x)``, 1 at 0; real or
+    complex. Backward ``SincBackward0`` (0 where ``pi x^2`` is 0)."""
+    _need_tensor(input, "sinc")
+    return _out(SincBackward0.apply(_floating(input)), out)
+
+
+def _nondiff(input, fn, name: str) -> Tensor:
+    """A ``torch.special`` function PyTorch marks non-differentiable: the result never requires grad."""
+    x = _unary_input(input, "special_" + name, name + "_cpu", half=False)
+    return _make(_same(fn(x._data), x._data))
+
+
+def bessel_j0(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.bessel_j0``: the Bessel function of the first kind, order 0 (not differentiable)."""
+    return _out(_nondiff(input, scipy.special.j0, "bessel_j0"), out)
+
+
+def bessel_j1(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.bessel_j1``: the Bessel function of the first kind, order 1 (not differentiable)."""
+    return _out(_nondiff(input, scipy.special.j1, "bessel_j1"), out)
+
+
+def bessel_y0(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.bessel_y0``: the Bessel function of the second kind, order 0 (not differentiable)."""
+    return _out(_nondiff(input, scipy.special.y0, "bessel_y0"), out)
+
+
+def bessel_y1(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.bessel_y1``: the Bessel function of the second kind, order 1 (not differentiable)."""
+    return _out(_nondiff(input, scipy.special.y1, "bessel_y1"), out)
+
+
+def modified_bessel_i0(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.modified_bessel_i0``: ``I_0`` (not differentiable, unlike ``i0``)."""
+    return _out(_nondiff(input, scipy.special.i0, "modified_bessel_i0"), out)
+
+
+def modified_bessel_i1(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.modified_bessel_i1``: ``I_1`` (not differentiable, unlike ``i1``)."""
+    return _out(_nondiff(input, scipy.special.i1, "modified_bessel_i1"), out)
+
+
+def modified_bessel_k0(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.modified_bessel_k0``: the modified Bessel function of the second kind ``K_0``."""
+    return _out(_nondiff(input, scipy.special.k0, "modified_bessel_k0"), out)
+
+
+def modified_bessel_k1(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.modified_bessel_k1``: the modified Bessel function of the second kind ``K_1``."""
+    return _out(_nondiff(input, scipy.special.k1, "modified_bessel_k1"), out)
+
+
+def scaled_modified_bessel_k0(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.scaled_modified_bessel_k0``: ``exp(x) K_0(x)`` (not differentiable)."""
+    return _out(_nondiff(input, scipy.special.k0e, "scaled_modified_bessel_k0"), out)
+
+
+def scaled_modified_bessel_k1(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.scaled_modified_bessel_k1``: ``exp(x) K_1(x)`` (not differentiable)."""
+    return _out(_nondiff(input, scipy.special.k1e, "scaled_modified_bessel_k1"), out)
+
+
+def airy_ai(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.airy_ai``: the Airy function ``Ai`` (not differentiable)."""
+    return _out(_nondiff(input, lambda a: scipy.special.airy(a)[0], "airy_ai"), out)
+
+
+def spherical_bessel_j0(input: Tensor, *, out=None) -> Tensor:
+    """``torch.special.spherical_bessel_j0``: ``sin(x) / x``, 1 at 0 (not differentiable)."""
+    return _out(_nondiff(input, lambda a: scipy.special.spherical_jn(0, a), "spherical_bessel_j0"), out)
+
+
+# ------------------------------------------------------------------------------------------------
+# binary: xlog1py, zeta, incomplete gamma
+# ------------------------------------------------------------------------------------------------
+def xlog1py(input, other, *, out=None) -> Tensor:
+    """``torch.special.xlog1py``: ``input * log1p(other)``, 0 where ``input == 0`` (nan where ``other`` is
+    nan). Tensors or one Python number, broadcast and promoted as a binary op (integers to the default float).
+    Backward ``SpecialXlog1PyBackward0`` (``1``/``2`` when ``input``/``other`` is a number)."""
+    a, b, v = _binary_operands(input, other, "special_xlog1py", "xlog1py_cpu")
+    op = (SpecialXlog1PyBackward0, SpecialXlog1PyBackward1, SpecialXlog1PyBackward2)[v]
+    return _out(op.apply(a, b), out)
+
+
+def zeta(input, other, *, out=None) -> Tensor:
+    """``torch.special.zeta(x, q)``: the Hurwitz zeta function ``sum_k (k + q)^-x`` (``q = 1``: Riemann's);
+    tensors or one Python number, promoted as a binary op. Float32/float64 only. Backward
+    ``SpecialZetaBackward0/1/2``: ``-x zeta(x + 1, q)`` for ``q``; NotImplementedError for ``x``."""
+    a, b, v = _binary_operands(input, other, "special_zeta", "zeta_cpu", half=False)
+    op = (SpecialZetaBackward0, SpecialZetaBackward1, SpecialZetaBackward2)[v]
+    return _out(op.apply(a, b), out)
+
+
+def igamma(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """``torch.igamma(a, x)`` (``torch.special.gammainc``): the regularised lower incomplete gamma function
+    ``P(a, x)``; both Tensors, broadcast and promoted (NotImplementedError if both are integral). Backward
+    ``IgammaBackward0``: the gamma density in ``x``; NotImplementedError for ``a``."""
+    _need_tensor(input, "igamma")
+    _need_tensor(other, "igamma", "other", 2)
+    a, b, _ = _binary_operands(input, other, "igamma", "igamma_cpu", integral=False)
+    return _out(IgammaBackward0.apply(a, b), out)
+
+
+def igammac(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """``torch.igammac(a, x)`` (``torch.special.gammaincc``): ``Q(a, x) = 1 - P(a, x)``, as ``igamma``."""
+    _need_tensor(input, "igammac")
+    _need_tensor(other, "igammac", "other", 2)
+    a, b, _ = _binary_operands(input, other, "igammac", "igammac_cpu", integral=False)
+    return _out(IgammacBackward0.apply(a, b), out)
