@@ -293,7 +293,7 @@ class ReluBackward0(Op):
 
 class SignBackward0(Op):
     def forward(self, a):
-        out = np.sign(a)
+        out = np.asarray(np.sign(a))  # a 0-dim input gives a NumPy scalar
         if a.dtype.kind in "fV":
             out[out != out] = 0  # sign(nan) is 0 in PyTorch
         return out

@@ -445,3 +445,135 @@ class DirichletBackward(Op):
 def rsample_dirichlet(concentration: Tensor, generator=None) -> Tensor:
     """Dirichlet samples over the last dim of ``concentration`` (PyTorch's ``_Dirichlet.apply``)."""
     return DirichletBackward.apply(concentration, generator=generator)
+
+
+# ---- atanh (TanhTransform's inverse) -------------------------------------------------------------
+class AtanhBackward0(Op):
+    _saves = (0,)
+
+    def forward(self, a):
+        self.saved = a
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.arctanh(a)
+
+    def backward(self, g):
+        x = self.saved
+        with np.errstate(divide="ignore"):
+            return g / (1 - x * x)
+
+
+def atanh(x: Tensor) -> Tensor:
+    """``torch.atanh(x)`` for a float tensor; gradient ``1 / (1 - x^2)``."""
+    return AtanhBackward0.apply(x)
+
+
+# ---- binomial sampling (ATen's _s_binomial_cpu) ---------------------------------------------------
+# Per element, in order: BTRS (Hormann's transformed rejection) when count * min(p, 1 - p) >= 10, else
+# inversion by summing geometric waiting times; float64 uniforms from the generator. The C++ template
+# rounds some intermediates to ``scalar_t`` (float for float32 tensors); ``st`` below replays that.
+_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+                  0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+                  0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k: float) -> float:
+    if k < 10:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _log1p_st(x, st) -> float:
+    """``std::log1p`` on ``scalar_t``: glibc's ``log1pf`` for float (not the float64 result rounded)."""
+    if st is np.float64:
+        return math.log1p(x)
+    return float(_libm_f("log1pf")(float(x)))
+
+
+def _libm_f(name: str):
+    import ctypes
+    import ctypes.util
+    global _LIBM
+    if _LIBM is None:
+        path = ctypes.util.find_library("m")
+        _LIBM = ctypes.CDLL(path) if path else False
+    fn = getattr(_LIBM, name, None) if _LIBM else None
+    if fn is None:  # no C library: float64 result rounded to float (equal but in rare last-bit cases)
+        return lambda v: float(np.float32(getattr(math, name[:-1])(v)))
+    fn.restype = ctypes.c_float
+    fn.argtypes = [ctypes.c_float]
+    return fn
+
+
+_LIBM = None
+
+
+def _binomial_inversion(eng, count, prob, st) -> float:
+    logprob = _log1p_st(st(-prob), st)
+    geom_sum = 0.0
+    num_geom = 0
+    while True:
+        geom = math.ceil(math.log(_uniform(eng)) / logprob)
+        geom_sum += geom
+        if geom_sum > count:
+            return num_geom
+        num_geom += 1
+
+
+def _btrs(eng, count, prob, st) -> float:
+    count, prob = st(count), st(prob)
+    stddev = float(np.sqrt(count * prob * (st(1) - prob)))  # sqrt in scalar_t
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * float(prob)
+    c = float(count * prob) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(prob / (st(1) - prob))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor(float((count + st(1)) * prob))
+    n = float(count)  # counts and k are integers: exact in either type
+    while True:
+        u = _uniform(eng) - 0.5
+        v = _uniform(eng)
+        us = 0.5 - abs(u)
+        k = float(st(math.floor((2 * a / us + b) * u + c)))
+        if k < 0 or k > n:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = math.log(v * alpha / (a / (us * us) + b))
+        upper = ((m + 0.5) * math.log((m + 1) / (r * (n - m + 1)))
+                 + (n + 1) * math.log((n - m + 1) / (n - k + 1))
+                 + (k + 0.5) * math.log(r * (n - k + 1) / (k + 1))
+                 + _stirling_tail(m) + _stirling_tail(n - m) - _stirling_tail(k) - _stirling_tail(n - k))
+        if v <= upper:
+            return k
+
+
+def _sample_binomial_one(eng, count, prob, st) -> float:
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return count
+    if prob <= 0.5:
+        if float(st(count) * st(prob)) >= 10.0:
+            return _btrs(eng, count, prob, st)
+        return _binomial_inversion(eng, count, prob, st)
+    if prob > 0.5:
+        q = float(st(1.0 - prob))
+        if float(st(count) * st(q)) >= 10.0:
+            return count - _btrs(eng, count, q, st)
+        return count - _binomial_inversion(eng, count, q, st)
+    return math.nan
+
+
+def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
+    """``torch.binomial(count, prob)``: Binomial samples of ``count``'s shape and dtype (broadcast inputs
+    of one float dtype), drawn element by element in C order from PyTorch's CPU stream; no gradient."""
+    from .._tensor import _make
+    from ..random import _eng
+    eng = _eng(generator)
+    c, p = np.broadcast_arrays(np.asarray(count._data), np.asarray(prob._data))
+    dt = c.dtype
+    st = np.float64 if dt == np.float64 else np.float32
+    out = [_sample_binomial_one(eng, cc, pp, st) for cc, pp in zip(c.ravel().tolist(), p.ravel().tolist())]
+    return _make(np.array(out, np.float64).astype(dt).reshape(c.shape))

@@ -1,0 +1,66 @@
+"""The Poisson distribution (mirrors ``torch.distributions.poisson``)."""
+from __future__ import annotations
+
+from .._tensor import Size, Tensor
+from . import constraints
+from ._special import lgamma, xlogy
+from .exp_family import ExponentialFamily
+from .utils import _NUMBER, broadcast_all
+
+__all__ = ["Poisson"]
+
+
+class Poisson(ExponentialFamily):
+    """Poisson distribution with rate ``rate`` (>= 0) (``torch.distributions.Poisson``).
+
+    ``sample`` is ``torch.poisson(rate.expand(shape))`` (PyTorch's sampler, so seeded draws are equal).
+    """
+
+    arg_constraints = {"rate": constraints.nonnegative}
+    support = constraints.nonnegative_integer
+
+    @property
+    def mean(self) -> Tensor:
+        return self.rate
+
+    @property
+    def mode(self) -> Tensor:
+        return self.rate.floor()
+
+    @property
+    def variance(self) -> Tensor:
+        return self.rate
+
+    def __init__(self, rate, validate_args=None) -> None:
+        (self.rate,) = broadcast_all(rate)
+        batch_shape = Size() if isinstance(rate, _NUMBER) else self.rate.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Poisson, _instance)
+        batch_shape = Size(batch_shape)
+        new.rate = self.rate.expand(batch_shape)
+        super(Poisson, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def sample(self, sample_shape=Size()):
+        import numtorch as torch
+        shape = self._extended_shape(sample_shape)
+        with torch.no_grad():
+            return torch.poisson(self.rate.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        rate, value = broadcast_all(self.rate, value)
+        return xlogy(value, rate) - rate - lgamma(value + 1)
+
+    @property
+    def _natural_params(self):
+        import numtorch as torch
+        return (torch.log(self.rate),)
+
+    def _log_normalizer(self, x):
+        import numtorch as torch
+        return torch.exp(x)
