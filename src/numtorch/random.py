@@ -10,6 +10,7 @@ PyTorch draws ``bernoulli_(p)`` with a float ``p`` from MKL.
 from __future__ import annotations
 
 import contextlib
+import math
 
 import numpy as np
 
@@ -152,7 +153,7 @@ def _out(result: Tensor, out) -> Tensor:
 
 
 def _fill_values(shape, dt, draw) -> np.ndarray:
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     return draw(n).astype(dt, copy=False).reshape(shape)
 
 
@@ -182,8 +183,11 @@ _TYPE_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
+_INT_BOUNDS: dict = {}
+
+
 def _is_float(dt) -> bool:
-    return dt.kind == "f" or dt.name == "bfloat16"
+    return dt.kind == "f" or (dt.kind == "V" and dt.name == "bfloat16")  # kind first: .name is slow
 
 
 def _float_digits(dt) -> int:
@@ -223,16 +227,19 @@ def _update_to(dt, to: int) -> int:
 def _check_from_to(dt, frm: int, to_inc: int) -> None:
     """PyTorch's ``check_from_to_in_range``: RuntimeError outside the dtype, UserWarning past a float's exact
     integers."""
-    name = _TYPE_NAMES.get(dt.name, dt.name)
-    if _is_float(dt):
-        lo, hi = float(_finfo(dt).min), float(_finfo(dt).max)
+    if dt.kind in "iu":  # the common case (randint), with the bounds cached per dtype
+        bounds = _INT_BOUNDS.get(dt)
+        if bounds is None:
+            bounds = _INT_BOUNDS[dt] = (int(np.iinfo(dt).min), int(np.iinfo(dt).max))
+        lo, hi = bounds
     elif dt == np.bool_:
         lo, hi = 0, 1
     else:
-        lo, hi = int(np.iinfo(dt).min), int(np.iinfo(dt).max)
+        lo, hi = float(_finfo(dt).min), float(_finfo(dt).max)
     for value, what in ((frm, "from"), (to_inc, "to - 1")):
         if not lo <= value <= hi:
-            raise RuntimeError(f"{what} is out of bounds for {name}")
+            raise RuntimeError(f"{what} is out of bounds for {_TYPE_NAMES.get(dt.name, dt.name)}")
+    name = _TYPE_NAMES.get(dt.name, dt.name) if _is_float(dt) else None
     if _is_float(dt):
         import warnings
         digits = _float_digits(dt)
