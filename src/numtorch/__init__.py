@@ -37,6 +37,9 @@ from ._ops.special import *  # noqa: F401,F403
 from ._ops.complex_ops import *  # noqa: F401,F403
 from ._ops.extra_layers import channel_shuffle, pdist  # noqa: E402,F401
 from ._ops.conv3d import conv3d, conv_transpose3d  # noqa: E402,F401
+# [math-extra-exports]
+# [reduction-extra-exports]
+# [linalg-extra-exports]
 from ._ops import _util as _ops_util  # noqa: E402
 from ._ops import (conv as _c, indexing as _i, linalg as _l, losses as _lo, nn_ops as _n, norm_ops as _no,  # noqa: E402
                    pointwise as _p, reduction as _r, shape as _s, strided as _st)

@@ -175,3 +175,8 @@ _bind(creation, "new_zeros new_ones new_full new_empty new_tensor")
 _bind(strided, "unfold as_strided squeeze_ unsqueeze_ t_ transpose_ swapdims_=transpose_ swapaxes_=transpose_ resize_")
 _bind(_tensor_types, "type=type_method")
 _bind(_utils_api, "pin_memory is_pinned")
+
+# ---- later families: one block each ----
+# [math-extra-methods]
+# [reduction-extra-methods]
+# [linalg-extra-methods]
