@@ -37,9 +37,9 @@ from ._ops.special import *  # noqa: F401,F403
 from ._ops.complex_ops import *  # noqa: F401,F403
 from ._ops.extra_layers import channel_shuffle, pdist  # noqa: E402,F401
 from ._ops.conv3d import conv3d, conv_transpose3d  # noqa: E402,F401
-# [math-extra-exports]
-# [reduction-extra-exports]
-# [linalg-extra-exports]
+from ._ops.math_extra import *  # noqa: E402,F401,F403
+from ._ops.reduction_extra import *  # noqa: E402,F401,F403
+from ._ops.linalg_extra import *  # noqa: E402,F401,F403
 from ._ops import _util as _ops_util  # noqa: E402
 from ._ops import (conv as _c, indexing as _i, linalg as _l, losses as _lo, nn_ops as _n, norm_ops as _no,  # noqa: E402
                    pointwise as _p, reduction as _r, shape as _s, strided as _st)
@@ -86,9 +86,14 @@ from . import linalg  # torch.linalg (the matmul family is _ops/linalg.py)
 from . import accelerator, amp, backends, cuda, distributed
 from . import jit, multiprocessing, onnx, version  # noqa: E402  (compat: torch.jit/.multiprocessing/.onnx/.version)
 from .amp import autocast
-from . import distributions  # noqa: E402,F401
-from . import special  # noqa: E402,F401
-from . import fft  # noqa: E402,F401
+_LAZY_SUBMODULES = ("distributions", "special", "fft")  # imported on first use: keeps `import numtorch` light
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, name=None,

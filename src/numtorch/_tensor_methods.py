@@ -177,6 +177,12 @@ _bind(_tensor_types, "type=type_method")
 _bind(_utils_api, "pin_memory is_pinned")
 
 # ---- later families: one block each ----
-# [math-extra-methods]
-# [reduction-extra-methods]
-# [linalg-extra-methods]
+from ._ops import math_extra as _mx  # noqa: E402
+_bind(_mx, """atanh asinh acosh arctanh arcsinh arccosh logaddexp logaddexp2 hypot copysign heaviside nextafter
+         deg2rad rad2deg frexp ldexp signbit sgn positive angle isreal isneginf isposinf gcd lcm""")
+for _name in _mx.INPLACE_METHODS:
+    setattr(Tensor, _name + "_", _inplace(_name + "_", getattr(_mx, _name)))
+from ._ops import reduction_extra as _rx  # noqa: E402
+_bind(_rx, "diff quantile nanquantile cummax cummin logcumsumexp cross nanmedian mode renorm histc")
+from ._ops import linalg_extra as _lx  # noqa: E402
+_bind(_lx, "det logdet slogdet inverse pinverse matrix_power matrix_exp cholesky svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse addbmm addbmm_")

@@ -12,13 +12,23 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import scipy.sparse as _sparse
 
 from .. import _backend, _dtype
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ..autograd.grad_mode import _State, no_grad
 from .nn_ops import embedding_renorm_
+
+class _Lazy__sparse:
+    """``scipy.sparse``, imported on first use so that ``import numtorch`` stays light."""
+
+    def __getattr__(self, attr):
+        import importlib
+        return getattr(importlib.import_module("scipy.sparse"), attr)
+
+
+_sparse = _Lazy__sparse()
+
 
 __all__ = ["embedding_bag"]
 

@@ -13,7 +13,6 @@ import math
 import numbers
 
 import numpy as np
-import scipy.special
 
 from .. import _dtype
 from .._tensor import Tensor, _make
@@ -22,6 +21,17 @@ from ._util import prep2, unbroadcast
 from .pointwise import _bshape, _out, cast
 
 # top-level ``torch.*`` names; the ``torch.special``-only kernels below are re-exported by ``numtorch.special``
+class _Lazy_scipy_special:
+    """``scipy.special``, imported on first use so that ``import numtorch`` stays light."""
+
+    def __getattr__(self, attr):
+        import importlib
+        return getattr(importlib.import_module("scipy.special"), attr)
+
+
+scipy_special = _Lazy_scipy_special()
+
+
 __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "xlogy", "erfc", "logit", "i0", "sinc", "igamma", "igammac"]
 
 
@@ -76,7 +86,7 @@ def _unary_input(input, fname: str, kernel: str, half: bool = True) -> Tensor:
 
 def _lgamma(a):
     """``log|Gamma(a)|``; PyTorch gives ``+inf`` at ``-inf`` (SciPy: ``-inf``)."""
-    return np.where(a == -np.inf, np.inf, scipy.special.gammaln(_up(a)))
+    return np.where(a == -np.inf, np.inf, scipy_special.gammaln(_up(a)))
 
 
 class LgammaBackward0(Op):
@@ -91,12 +101,12 @@ class LgammaBackward0(Op):
 
 
 def _digamma(a):
-    return _same(scipy.special.psi(_up(a)), a)  # SciPy and PyTorch agree: digamma(+-0) = -+inf
+    return _same(scipy_special.psi(_up(a)), a)  # SciPy and PyTorch agree: digamma(+-0) = -+inf
 
 
 def _zeta(x, q):
     """Hurwitz zeta; PyTorch (Cephes) gives nan where ``q = +inf`` and ``x > 1`` (SciPy: 0)."""
-    out = scipy.special.zeta(_up(x), _up(q))
+    out = scipy_special.zeta(_up(x), _up(q))
     return np.where((q == np.inf) & (x > 1), np.nan, out)
 
 
@@ -105,9 +115,9 @@ def _polygamma(n: int, a):
     if n == 0:
         return _digamma(a)
     if n == 1:  # PyTorch's trigamma is nan at -inf (SciPy: inf)
-        out = np.where(a == -np.inf, np.nan, scipy.special.zeta(2.0, _up(a)))
+        out = np.where(a == -np.inf, np.nan, scipy_special.zeta(2.0, _up(a)))
     else:  # (-1)^(n+1) n! zeta(n+1, a), as PyTorch
-        out = (-1.0) ** (n + 1) * scipy.special.gamma(n + 1.0) * _zeta(np.float64(n + 1), _up(a))
+        out = (-1.0) ** (n + 1) * scipy_special.gamma(n + 1.0) * _zeta(np.float64(n + 1), _up(a))
     with np.errstate(over="ignore", invalid="ignore"):  # beyond float32's range: inf, as PyTorch
         return _same(out, a)
 
@@ -152,7 +162,7 @@ class SpecialNdtriBackward0(Op):
     _saves = ("out",)
 
     def forward(self, a):
-        self.saved = out = _same(scipy.special.ndtri(a), a)
+        self.saved = out = _same(scipy_special.ndtri(a), a)
         return out
 
     def backward(self, g):
@@ -164,7 +174,7 @@ class SpecialLogNdtrBackward0(Op):
     _saves = (0, "out")
 
     def forward(self, a):
-        out = _same(scipy.special.log_ndtr(a), a)
+        out = _same(scipy_special.log_ndtr(a), a)
         self.saved = (a, out)
         return out
 
@@ -179,7 +189,7 @@ class SpecialErfcxBackward0(Op):
     _saves = (0, "out")
 
     def forward(self, a):
-        out = _same(scipy.special.erfcx(a), a)
+        out = _same(scipy_special.erfcx(a), a)
         self.saved = (a, out)
         return out
 
@@ -194,23 +204,23 @@ class I0Backward0(Op):
 
     def forward(self, a):
         self.saved = a
-        return _same(scipy.special.i0(_up(a)), a)
+        return _same(scipy_special.i0(_up(a)), a)
 
     def backward(self, g):
-        return g * _same(scipy.special.i1(_up(self.saved)), g)
+        return g * _same(scipy_special.i1(_up(self.saved)), g)
 
 
 class SpecialI0EBackward0(Op):
     _saves = (0, "out")
 
     def forward(self, a):
-        out = _same(scipy.special.i0e(_up(a)), a)
+        out = _same(scipy_special.i0e(_up(a)), a)
         self.saved = (a, out)
         return out
 
     def backward(self, g):
         a, r = self.saved
-        return g * _same(scipy.special.i1e(_up(a)) - np.sign(a) * r, g)
+        return g * _same(scipy_special.i1e(_up(a)) - np.sign(a) * r, g)
 
 
 def _tiny_safe(a):
@@ -224,28 +234,28 @@ class SpecialI1Backward0(Op):
     _saves = (0, "out")
 
     def forward(self, a):
-        out = _same(scipy.special.i1(_up(a)), a)
+        out = _same(scipy_special.i1(_up(a)), a)
         self.saved = (a, out)
         return out
 
     def backward(self, g):
         a, r = self.saved
         tiny, s = _tiny_safe(a)
-        return g * _same(np.where(tiny, 0.5, scipy.special.i0(_up(s)) - r / s), g)
+        return g * _same(np.where(tiny, 0.5, scipy_special.i0(_up(s)) - r / s), g)
 
 
 class SpecialI1EBackward0(Op):
     _saves = (0, "out")
 
     def forward(self, a):
-        out = _same(scipy.special.i1e(_up(a)), a)
+        out = _same(scipy_special.i1e(_up(a)), a)
         self.saved = (a, out)
         return out
 
     def backward(self, g):
         a, r = self.saved
         tiny, s = _tiny_safe(a)
-        return g * _same(np.where(tiny, 0.5, scipy.special.i0e(_up(s)) - r * (np.sign(s) + 1 / s)), g)
+        return g * _same(np.where(tiny, 0.5, scipy_special.i0e(_up(s)) - r * (np.sign(s) + 1 / s)), g)
 
 
 class SincBackward0(Op):
@@ -272,7 +282,7 @@ class ErfcBackward0(Op):
 
     def forward(self, a):
         self.saved = a
-        return _same(scipy.special.erfc(_up(a)), a)
+        return _same(scipy_special.erfc(_up(a)), a)
 
     def backward(self, g):
         a = self.saved
@@ -312,7 +322,7 @@ class SpecialXlog1PyBackward0(Op):
 
     def forward(self, x, y):
         self.saved = (x, y)
-        return _same(scipy.special.xlog1py(_up(x), _up(y)), x)
+        return _same(scipy_special.xlog1py(_up(x), _up(y)), x)
 
     def backward(self, g):
         x, y = self.saved
@@ -320,7 +330,7 @@ class SpecialXlog1PyBackward0(Op):
         if self._edges[0] is not None:
             # zeroed where x == 0 and y <= -1 (for a number y: wherever y > -1 fails, nan included)
             below = ~(y > -1) if self._scalar_other else (y <= -1)
-            gx = np.where((x == 0) & below, 0, scipy.special.xlog1py(_up(g), _up(y)))
+            gx = np.where((x == 0) & below, 0, scipy_special.xlog1py(_up(g), _up(y)))
             gx = unbroadcast(_same(gx, g), np.shape(x))
         if self._edges[1] is not None:
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -360,7 +370,7 @@ class SpecialZetaBackward2(SpecialZetaBackward0):
 
 
 def _igamma(a, x, upper: bool):
-    out = (scipy.special.gammaincc if upper else scipy.special.gammainc)(_up(a), _up(x))
+    out = (scipy_special.gammaincc if upper else scipy_special.gammainc)(_up(a), _up(x))
     # PyTorch tests x == 0, a == inf and x == inf before looking at nan: patch the cases SciPy makes nan
     low = 1 if upper else 0
     with np.errstate(invalid="ignore"):
@@ -384,7 +394,7 @@ class IgammaBackward0(Op):
         a, x = self.saved
         w, v = _up(a), _up(x)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            d = np.exp((w - 1) * np.log(v) - v - scipy.special.gammaln(w))  # the gamma density at x
+            d = np.exp((w - 1) * np.log(v) - v - scipy_special.gammaln(w))  # the gamma density at x
         return None, unbroadcast(g * _same(-d if self._upper else d, g), np.shape(x))
 
 
@@ -573,62 +583,62 @@ def _nondiff(input, fn, name: str) -> Tensor:
 
 def bessel_j0(input: Tensor, *, out=None) -> Tensor:
     """``torch.special.bessel_j0``: the Bessel function of the first kind, order 0 (not differentiable)."""
-    return _out(_nondiff(input, scipy.special.j0, "bessel_j0"), out)
+    return _out(_nondiff(input, scipy_special.j0, "bessel_j0"), out)
 
 
 def bessel_j1(input: Tensor, *, out=None) -> Tensor:
     """``torch.special.bessel_j1``: the Bessel function of the first kind, order 1 (not differentiable)."""
-    return _out(_nondiff(input, scipy.special.j1, "bessel_j1"), out)
+    return _out(_nondiff(input, scipy_special.j1, "bessel_j1"), out)
 
 
 def bessel_y0(input: Tensor, *, out=None) -> Tensor:
     """``torch.special.bessel_y0``: the Bessel function of the second kind, order 0 (not differentiable)."""
-    return _out(_nondiff(input, scipy.special.y0, "bessel_y0"), out)
+    return _out(_nondiff(input, scipy_special.y0, "bessel_y0"), out)
 
 
 def bessel_y1(input: Tensor, *, out=None) -> Tensor:
     """``torch.special.bessel_y1``: the Bessel function of the second kind, order 1 (not differentiable)."""
-    return _out(_nondiff(input, scipy.special.y1, "bessel_y1"), out)
+    return _out(_nondiff(input, scipy_special.y1, "bessel_y1"), out)
 
 
 def modified_bessel_i0(input: Tensor, *, out=None) -> Tensor:
     """``torch.special.modified_bessel_i0``: ``I_0`` (not differentiable, unlike ``i0``)."""
-    return _out(_nondiff(input, scipy.special.i0, "modified_bessel_i0"), out)
+    return _out(_nondiff(input, scipy_special.i0, "modified_bessel_i0"), out)
 
 
 def modified_bessel_i1(input: Tensor, *, out=None) -> Tensor:
     """``torch.special.modified_bessel_i1``: ``I_1`` (not differentiable, unlike ``i1``)."""
-    return _out(_nondiff(input, scipy.special.i1, "modified_bessel_i1"), out)
+    return _out(_nondiff(input, scipy_special.i1, "modified_bessel_i1"), out)
 
 
 def modified_bessel_k0(input: Tensor, *, out=None) -> Tensor:
     """``torch.special.modified_bessel_k0``: the modified Bessel function of the second kind ``K_0``."""
-    return _out(_nondiff(input, scipy.special.k0, "modified_bessel_k0"), out)
+    return _out(_nondiff(input, scipy_special.k0, "modified_bessel_k0"), out)
 
 
 def modified_bessel_k1(input: Tensor, *, out=None) -> Tensor:
     """``torch.special.modified_bessel_k1``: the modified Bessel function of the second kind ``K_1``."""
-    return _out(_nondiff(input, scipy.special.k1, "modified_bessel_k1"), out)
+    return _out(_nondiff(input, scipy_special.k1, "modified_bessel_k1"), out)
 
 
 def scaled_modified_bessel_k0(input: Tensor, *, out=None) -> Tensor:
     """``torch.special.scaled_modified_bessel_k0``: ``exp(x) K_0(x)`` (not differentiable)."""
-    return _out(_nondiff(input, scipy.special.k0e, "scaled_modified_bessel_k0"), out)
+    return _out(_nondiff(input, scipy_special.k0e, "scaled_modified_bessel_k0"), out)
 
 
 def scaled_modified_bessel_k1(input: Tensor, *, out=None) -> Tensor:
     """``torch.special.scaled_modified_bessel_k1``: ``exp(x) K_1(x)`` (not differentiable)."""
-    return _out(_nondiff(input, scipy.special.k1e, "scaled_modified_bessel_k1"), out)
+    return _out(_nondiff(input, scipy_special.k1e, "scaled_modified_bessel_k1"), out)
 
 
 def airy_ai(input: Tensor, *, out=None) -> Tensor:
     """``torch.special.airy_ai``: the Airy function ``Ai`` (not differentiable)."""
-    return _out(_nondiff(input, lambda a: scipy.special.airy(a)[0], "airy_ai"), out)
+    return _out(_nondiff(input, lambda a: scipy_special.airy(a)[0], "airy_ai"), out)
 
 
 def spherical_bessel_j0(input: Tensor, *, out=None) -> Tensor:
     """``torch.special.spherical_bessel_j0``: ``sin(x) / x``, 1 at 0 (not differentiable)."""
-    return _out(_nondiff(input, lambda a: scipy.special.spherical_jn(0, a), "spherical_bessel_j0"), out)
+    return _out(_nondiff(input, lambda a: scipy_special.spherical_jn(0, a), "spherical_bessel_j0"), out)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -23,9 +23,19 @@ the real part.
 from __future__ import annotations
 
 import numpy as np
-import scipy.fft as _sf
 
 from ..autograd.function import Op
+
+class _Lazy__sf:
+    """``scipy.fft``, imported on first use so that ``import numtorch`` stays light."""
+
+    def __getattr__(self, attr):
+        import importlib
+        return getattr(importlib.import_module("scipy.fft"), attr)
+
+
+_sf = _Lazy__sf()
+
 
 __all__ = []  # internal: numtorch.fft is the public face
 

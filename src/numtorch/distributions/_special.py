@@ -21,13 +21,33 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.linalg
-import scipy.special
 
 from .. import _generator as _G
 from .._ops._util import unbroadcast
 from .._tensor import Tensor
 from ..autograd.function import Op
+
+class _Lazy_scipy_special:
+    """``scipy.special``, imported on first use so that ``import numtorch`` stays light."""
+
+    def __getattr__(self, attr):
+        import importlib
+        return getattr(importlib.import_module("scipy.special"), attr)
+
+
+scipy_special = _Lazy_scipy_special()
+
+
+class _Lazy_scipy_linalg:
+    """``scipy.linalg``, imported on first use so that ``import numtorch`` stays light."""
+
+    def __getattr__(self, attr):
+        import importlib
+        return getattr(importlib.import_module("scipy.linalg"), attr)
+
+
+scipy_linalg = _Lazy_scipy_linalg()
+
 
 __all__ = ["lgamma", "digamma", "xlogy", "gammainc", "solve_triangular", "cholesky_inverse", "standard_gamma",
            "standard_gamma_grad", "sample_dirichlet", "rsample_dirichlet", "dirichlet_grad"]
@@ -49,7 +69,7 @@ class LinalgSolveTriangularBackward0(Op):
         shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         aa = np.broadcast_to(a, shape + a.shape[-2:])
         bb = np.broadcast_to(b, shape + b.shape[-2:])
-        x = scipy.linalg.solve_triangular(aa, bb, lower=not upper, check_finite=False)
+        x = scipy_linalg.solve_triangular(aa, bb, lower=not upper, check_finite=False)
         self.saved = (a, x)
         self.upper = upper
         self.shapes = (a.shape, b.shape)
@@ -58,7 +78,7 @@ class LinalgSolveTriangularBackward0(Op):
     def backward(self, g):
         a, x = self.saved
         # X = A^-1 B: gB = A^-T gX, gA = -gB X^T restricted to A's triangle
-        gb = scipy.linalg.solve_triangular(np.broadcast_to(a, g.shape[:-2] + a.shape[-2:]), g,
+        gb = scipy_linalg.solve_triangular(np.broadcast_to(a, g.shape[:-2] + a.shape[-2:]), g,
                                            trans="T", lower=not self.upper, check_finite=False).astype(g.dtype)
         ga = None
         if self._edges[0] is not None:
@@ -82,7 +102,7 @@ class CholeskyInverseBackward0(Op):
 
     def forward(self, L):
         eye = np.broadcast_to(np.eye(L.shape[-1], dtype=L.dtype), L.shape)
-        L_inv = scipy.linalg.solve_triangular(L, eye, lower=True, check_finite=False)
+        L_inv = scipy_linalg.solve_triangular(L, eye, lower=True, check_finite=False)
         out = (np.swapaxes(L_inv, -1, -2) @ L_inv).astype(L.dtype, copy=False)
         self.saved = (L, out)
         return out
@@ -270,14 +290,14 @@ class IgammaBackward0(Op):
 
     def forward(self, a, x):
         self.saved = (a, x)
-        return scipy.special.gammainc(a, x).astype(np.result_type(a, x), copy=False)
+        return scipy_special.gammainc(a, x).astype(np.result_type(a, x), copy=False)
 
     def backward(self, g):
         a, x = self.saved
         if self._edges[0] is not None:
             raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
         with np.errstate(all="ignore"):  # d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)
-            dx = np.exp((a - 1) * np.log(x) - x - scipy.special.gammaln(a))
+            dx = np.exp((a - 1) * np.log(x) - x - scipy_special.gammaln(a))
         return None, unbroadcast((g * dx).astype(g.dtype), np.shape(x))
 
 
