@@ -134,3 +134,15 @@ def test_nan_to_num_gradient_and_size_arithmetic_match_torch():
     a, b = _nt.zeros(2, 3).shape, _torch.zeros(2, 3).shape
     for fa, fb in ((a + (4,), b + (4,)), ((1,) + a, (1,) + b), (a[1:], b[1:])):
         assert repr(fa) == repr(fb) and type(fa).__name__ == "Size"
+
+
+def test_out_refuses_a_result_it_cannot_hold_like_torch():
+    import pytest as _pytest
+    import torch as _torch
+    import numtorch as _nt
+    for L in (_nt, _torch):
+        with _pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+            L.exp(L.ones(2), out=L.empty(2, dtype=L.long))
+        with _pytest.raises(RuntimeError, match="can't be cast to the desired output type Bool"):
+            L.add(L.ones(2), 1, out=L.empty(2, dtype=L.bool))
+        assert str(L.add(L.ones(2, dtype=L.long), 1, out=L.empty(2)).dtype).endswith("float32")

@@ -507,8 +507,13 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 # out= and in-place forms
 # ------------------------------------------------------------------------------------------------
 def _out(result, out):
+    """Write ``result`` into ``out`` (resized to its shape) and return ``out``. RuntimeError, as PyTorch,
+    when the result's dtype category can't be cast to ``out``'s (float into int, int into bool, ...)."""
     if out is None:
         return result
+    if not _can_cast(result._data.dtype, out._data.dtype):
+        raise RuntimeError(f"result type {_ATEN_NAMES[result.dtype.name]} can't be cast to the desired output "
+                           f"type {_ATEN_NAMES[out.dtype.name]}")
     if out._data.shape != result._data.shape:
         out._data = np.empty(result._data.shape, out._data.dtype)
     copy_(out, result)
