@@ -20,7 +20,7 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from . import reduction as R
-from ._util import to_tensor, unbroadcast, wrap_dim
+from ._util import unbroadcast, wrap_dim
 from .pointwise import cast
 
 __all__ = """cdist diff quantile nanquantile cummax cummin logcumsumexp cross nanmedian mode renorm

@@ -1,9 +1,10 @@
 """Differentiable special functions and samplers the distributions need (private to this package).
 
-PyTorch's distributions call ``torch.lgamma``, ``torch.digamma``, ``torch.xlogy``,
-``torch.linalg.solve_triangular``, ``torch._standard_gamma`` and ``torch._sample_dirichlet``. numtorch's
-op families do not expose these (yet), so they live here as ``Op`` subclasses named after PyTorch's
-backward nodes. The samplers replay ATen's CPU kernels on numtorch's copy of PyTorch's generator
+PyTorch's distributions call ``torch.lgamma``, ``torch.digamma``, ``torch.xlogy``, ``torch.atanh``,
+``torch.special.gammainc`` and ``torch.cholesky_inverse`` (re-exported here from numtorch's op families),
+and ``torch.linalg.solve_triangular``, ``torch._standard_gamma``, ``torch._sample_dirichlet`` and
+``torch._s_binomial``, which numtorch's op families lack, so those live here as ``Op`` subclasses named
+after PyTorch's backward nodes. The samplers replay ATen's CPU kernels on numtorch's copy of PyTorch's generator
 (``_generator.py``), so seeded samples equal PyTorch's:
 
 - ``_s_gamma_cpu``: per element, in order, Marsaglia and Tsang's rejection method with float64 uniforms
@@ -49,7 +50,7 @@ class _Lazy_scipy_linalg:
 scipy_linalg = _Lazy_scipy_linalg()
 
 
-__all__ = ["lgamma", "digamma", "xlogy", "gammainc", "solve_triangular", "cholesky_inverse", "standard_gamma",
+__all__ = ["lgamma", "digamma", "xlogy", "atanh", "gammainc", "solve_triangular", "cholesky_inverse", "standard_gamma",
            "standard_gamma_grad", "sample_dirichlet", "rsample_dirichlet", "dirichlet_grad"]
 
 
@@ -58,7 +59,10 @@ def _same(out: np.ndarray, like: np.ndarray) -> np.ndarray:
 
 
 # lgamma / digamma / xlogy are public ops now (numtorch._ops.special)
-from .._ops.special import _xlogy, digamma, lgamma, xlogy  # noqa: E402,F401
+from .._ops.special import digamma, lgamma, xlogy  # noqa: E402,F401
+from .._ops.linalg_extra import cholesky_inverse  # noqa: E402,F401
+from .._ops.math_extra import atanh  # noqa: E402,F401
+from .._ops.special import igamma as gammainc  # noqa: E402,F401
 
 
 # ---- triangular solve ----------------------------------------------------------------------------
@@ -95,28 +99,6 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool) -> Tensor:
     if own is not None:  # numtorch's own, once the linalg family has it
         return own(A, B, upper=upper)
     return LinalgSolveTriangularBackward0.apply(A, B, upper=upper)
-
-
-class CholeskyInverseBackward0(Op):
-    _saves = (0, "out")
-
-    def forward(self, L):
-        eye = np.broadcast_to(np.eye(L.shape[-1], dtype=L.dtype), L.shape)
-        L_inv = scipy_linalg.solve_triangular(L, eye, lower=True, check_finite=False)
-        out = (np.swapaxes(L_inv, -1, -2) @ L_inv).astype(L.dtype, copy=False)
-        self.saved = (L, out)
-        return out
-
-    def backward(self, g):
-        # PyTorch's cholesky_inverse_backward: the full-matrix formula, upper triangle included
-        L, inv = self.saved
-        common = inv @ (g + np.swapaxes(g, -1, -2)) @ inv
-        return -(common @ L)
-
-
-def cholesky_inverse(L: Tensor) -> Tensor:
-    """``torch.cholesky_inverse(L)``: ``(L L^T)^-1`` for lower-triangular ``L`` of shape ``(*, n, n)``."""
-    return CholeskyInverseBackward0.apply(L)
 
 
 # ---- Gamma sampling (ATen's _s_gamma_cpu) --------------------------------------------------------
@@ -284,29 +266,6 @@ def sample_dirichlet(alpha: np.ndarray, generator=None) -> np.ndarray:
     return np.minimum(np.nextafter(dt.type(1), dt.type(0)), np.maximum(np.finfo(dt).tiny, out))
 
 
-# ---- regularized lower incomplete gamma ----------------------------------------------------------
-class IgammaBackward0(Op):
-    _saves = (0, 1)
-
-    def forward(self, a, x):
-        self.saved = (a, x)
-        return scipy_special.gammainc(a, x).astype(np.result_type(a, x), copy=False)
-
-    def backward(self, g):
-        a, x = self.saved
-        if self._edges[0] is not None:
-            raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
-        with np.errstate(all="ignore"):  # d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)
-            dx = np.exp((a - 1) * np.log(x) - x - scipy_special.gammaln(a))
-        return None, unbroadcast((g * dx).astype(g.dtype), np.shape(x))
-
-
-def gammainc(a: Tensor, x: Tensor) -> Tensor:
-    """``torch.special.gammainc(a, x)``: the regularized lower incomplete gamma function ``P(a, x)``;
-    differentiable w.r.t. ``x`` only (NotImplementedError for ``a``, as PyTorch)."""
-    return IgammaBackward0.apply(a, x)
-
-
 # ---- Dirichlet reparameterized gradient (ATen's dirichlet_grad_one) -------------------------------
 # The C++ template computes some parts in the input's type (``scalar_t``: float32 for float32 inputs) and
 # others in double; ``st`` below is that scalar type, so float32 inputs round where PyTorch's do.
@@ -465,26 +424,6 @@ class DirichletBackward(Op):
 def rsample_dirichlet(concentration: Tensor, generator=None) -> Tensor:
     """Dirichlet samples over the last dim of ``concentration`` (PyTorch's ``_Dirichlet.apply``)."""
     return DirichletBackward.apply(concentration, generator=generator)
-
-
-# ---- atanh (TanhTransform's inverse) -------------------------------------------------------------
-class AtanhBackward0(Op):
-    _saves = (0,)
-
-    def forward(self, a):
-        self.saved = a
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.arctanh(a)
-
-    def backward(self, g):
-        x = self.saved
-        with np.errstate(divide="ignore"):
-            return g / (1 - x * x)
-
-
-def atanh(x: Tensor) -> Tensor:
-    """``torch.atanh(x)`` for a float tensor; gradient ``1 / (1 - x^2)``."""
-    return AtanhBackward0.apply(x)
 
 
 # ---- binomial sampling (ATen's _s_binomial_cpu) ---------------------------------------------------
