@@ -13,7 +13,6 @@ from ..._dtype import bool as _bool
 from ..._ops.creation import empty, zeros, zeros_like
 from ..._ops.pointwise import sigmoid as _sigmoid, tanh as _tanh
 from ..._ops.rearrange import cat
-from ..._tensor import Tensor
 from .. import functional as F
 from ..init import constant_, xavier_normal_, xavier_uniform_
 from ..parameter import Parameter

@@ -16,8 +16,7 @@ import math
 import numpy as np
 
 from ... import _ops  # noqa: F401  (ensures ops are bound)
-from ..._tensor import Tensor, _make
-from ...autograd.grad_mode import no_grad
+from ..._tensor import _make
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

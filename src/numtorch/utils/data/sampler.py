@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._tensor import Tensor
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]
