@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _dtype
 from ._ops.complex_ops import conj
+from ._ops.pointwise import _ATEN_NAMES as _TYPE  # PyTorch's scalar-type names
 from ._ops.pointwise import _out
 from ._ops.rearrange import roll
 from ._ops.spectral import FftC2CBackward0, FftC2RBackward0, FftR2CBackward0
@@ -31,9 +32,6 @@ _REAL_ONLY = {"rfft": "rfft expects a real input tensor, but got ",
               "ihfft": "ihfft expects a real input tensor, but got ",
               "rfftn": "rfftn expects a real-valued input tensor, but got ",
               "ihfftn": "Only supports floating-point dtypes, but found: "}
-_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-         "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int64": "Long", "int32": "Int",
-         "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 # ------------------------------------------------------------------------------------------------

@@ -21,9 +21,7 @@ from .losses import REDUCTIONS, _fit
 
 __all__ = ["hinge_embedding_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss"]
 
-_TITLE = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-          "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+from .pointwise import _ATEN_NAMES as _TITLE  # PyTorch's scalar-type names
 
 
 def _title(arr) -> str:

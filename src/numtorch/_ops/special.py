@@ -18,7 +18,9 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ._util import prep2, unbroadcast
+from .pointwise import _ATEN_NAMES as _ATEN  # PyTorch's scalar-type names
 from .pointwise import _bshape, _out, cast
+
 
 # top-level ``torch.*`` names; the ``torch.special``-only kernels below are re-exported by ``numtorch.special``
 class _Lazy_scipy_special:
@@ -38,9 +40,6 @@ __all__ = ["lgamma", "digamma", "polygamma", "mvlgamma", "xlogy", "erfc", "logit
 _SQRT_2PI = math.sqrt(2 * math.pi)
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 _LOG_PI = math.log(math.pi)
-_ATEN = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-         "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-         "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 def _same(out, like: np.ndarray) -> np.ndarray:
