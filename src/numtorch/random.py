@@ -18,6 +18,7 @@ from . import _dtype
 from . import _generator as _G
 from ._device import check as _check_device
 from ._tensor import Tensor, _make
+from .autograd.function import Op
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state", "default_generator",
            "rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "rand_like", "randn_like",
@@ -363,38 +364,37 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     return _out(_normal_graph(mean, std, arr.astype(dt, copy=False)), out)
 
 
-def _normal_nodes():
-    from .autograd.function import Op
+class _NormalBackward(Op):
+    """Samples as a function of ``mean``/``std``: PyTorch defines their gradients as zero."""
+    _saves = ()
 
-    class _NormalBackward(Op):
-        """Samples as a function of ``mean``/``std``: PyTorch defines their gradients as zero."""
-        _saves = ()
+    def forward(self, *params, result):
+        self.shapes = [p.shape for p in params]
+        return result
 
-        def forward(self, *params, result):
-            self.shapes = [p.shape for p in params]
-            return result
-
-        def backward(self, g):
-            return tuple(np.zeros(shape, g.dtype) for shape in self.shapes)
-
-    nodes = {}
-    for name in ("NormalBackward1", "NormalBackward2", "NormalBackward3"):
-        nodes[name] = type(name, (_NormalBackward,), {})
-    return nodes
+    def backward(self, g):
+        return tuple(np.zeros(shape, g.dtype) for shape in self.shapes)
 
 
-_NORMAL_NODES = None
+class NormalBackward1(_NormalBackward):  # tensor mean, float std
+    pass
+
+
+class NormalBackward2(_NormalBackward):  # float mean, tensor std
+    pass
+
+
+class NormalBackward3(_NormalBackward):  # tensor mean and std
+    pass
 
 
 def _normal_graph(mean, std, arr) -> Tensor:
     """Attach PyTorch's zero-gradient NormalBackward node when ``mean``/``std`` require grad."""
-    global _NORMAL_NODES
     params = [t for t in (mean, std) if isinstance(t, Tensor)]
     if not any(t.requires_grad for t in params):
         return _make(arr)
-    _NORMAL_NODES = _NORMAL_NODES or _normal_nodes()
-    kind = 3 if len(params) == 2 else (1 if isinstance(mean, Tensor) else 2)
-    return _NORMAL_NODES[f"NormalBackward{kind}"].apply(*params, result=arr)
+    node = NormalBackward3 if len(params) == 2 else (NormalBackward1 if isinstance(mean, Tensor) else NormalBackward2)
+    return node.apply(*params, result=arr)
 
 
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
