@@ -18,7 +18,8 @@ __all__ = ["dtype", "float32", "float64", "float16", "bfloat16", "int8", "int16"
 class dtype:
     """A tensor element type (mirrors ``torch.dtype``); compare with ``is`` or ``==``."""
 
-    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "_cat")
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "_cat",
+                 "_aten_name", "_cpp_name")
 
     def __init__(self, name, np_dtype, cat):
         self.name = name
@@ -28,6 +29,22 @@ class dtype:
         self.is_complex = cat == 3
         self.is_signed = name not in ("uint8", "bool")
         self.itemsize = self.np.itemsize
+        self._set_names()
+
+    def _set_names(self):
+        # PyTorch's names for this type in its messages: ATen's ScalarType ("Float", as in
+        # "expected scalar type Float") and the C++ type ("float", as in "float != double").
+        self._aten_name, self._cpp_name = _TYPE_NAMES[self.name]
+
+    @property
+    def _tensor_type(self) -> str:
+        """The legacy tensor-type name: ``torch.FloatTensor``."""
+        return f"torch.{self._aten_name}Tensor"
+
+    @property
+    def _storage_name(self) -> str:
+        """The legacy storage class name used by the torch file format: ``FloatStorage``."""
+        return f"{self._aten_name}Storage"
 
     def __repr__(self):
         return "torch." + self.name
@@ -51,6 +68,7 @@ class _LazyDtype(dtype):
         self.is_complex = cat == 3
         self.is_signed = True
         self.itemsize = itemsize
+        self._set_names()
 
     @property
     def np(self):
@@ -66,6 +84,15 @@ class _LazyDtype(dtype):
 
 _np_slot = dtype.__dict__["np"]  # the slot's descriptor, shadowed by _LazyDtype.np
 
+
+# name -> (ATen ScalarType name, C++ type name), as PyTorch prints them in error messages
+_TYPE_NAMES = {
+    "float32": ("Float", "float"), "float64": ("Double", "double"), "float16": ("Half", "c10::Half"),
+    "bfloat16": ("BFloat16", "c10::BFloat16"), "int8": ("Char", "signed char"), "int16": ("Short", "short int"),
+    "int32": ("Int", "int"), "int64": ("Long", "long int"), "uint8": ("Byte", "unsigned char"),
+    "bool": ("Bool", "bool"), "complex64": ("ComplexFloat", "c10::complex<float>"),
+    "complex128": ("ComplexDouble", "c10::complex<double>"),
+}
 
 float32 = dtype("float32", np.float32, 2)
 float64 = dtype("float64", np.float64, 2)
