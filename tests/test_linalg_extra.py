@@ -194,7 +194,7 @@ def test_addbmm_chain_matmul(fdtype):
 
 
 def test_deprecation_warnings():
-    import numtorch._ops.linalg_extra as lx
+    import numtorch._ops.linalg_legacy as lx
     lx._WARNED.discard("chain_matmul")
     with pytest.warns(UserWarning, match="chain_matmul is deprecated"):
         nt.chain_matmul(nt.eye(2), nt.eye(2))

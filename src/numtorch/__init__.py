@@ -24,7 +24,7 @@ from . import _tensor_methods  # noqa: F401  (attaches every Tensor method and o
 from ._ops.creation import *  # noqa: F401,F403
 from ._ops.pointwise import *  # noqa: F401,F403
 from ._ops.reduction import *  # noqa: F401,F403
-from ._ops.linalg import *  # noqa: F401,F403
+from ._ops.matmul import *  # noqa: F401,F403
 from ._ops.shape import *  # noqa: F401,F403
 from ._ops.strided import *  # noqa: F401,F403
 from ._ops.rearrange import *  # noqa: F401,F403
@@ -39,9 +39,9 @@ from ._ops.extra_layers import channel_shuffle, pdist  # noqa: E402,F401
 from ._ops.conv3d import conv3d, conv_transpose3d  # noqa: E402,F401
 from ._ops.math_extra import *  # noqa: E402,F401,F403
 from ._ops.reduction_extra import *  # noqa: E402,F401,F403
-from ._ops.linalg_extra import *  # noqa: E402,F401,F403
+from ._ops.linalg_legacy import *  # noqa: E402,F401,F403
 from ._ops import _util as _ops_util  # noqa: E402
-from ._ops import (conv as _c, indexing as _i, linalg as _l, losses as _lo, nn_ops as _n, norm_ops as _no,  # noqa: E402
+from ._ops import (conv as _c, indexing as _i, matmul as _l, losses as _lo, nn_ops as _n, norm_ops as _no,  # noqa: E402
                    pointwise as _p, reduction as _r, shape as _s, strided as _st)
 
 for _m in (_p, _r, _l, _s, _st, _i, _c, _n, _no, _lo):
@@ -82,7 +82,7 @@ def numel(input: Tensor) -> "builtins.int":
 from . import serialization
 from .serialization import load, save
 from . import nn, optim, utils
-from . import linalg  # torch.linalg (the matmul family is _ops/linalg.py)
+from . import linalg  # torch.linalg (the matmul family is _ops/matmul.py)
 from . import accelerator, amp, backends, cuda, distributed
 from . import jit, multiprocessing, onnx, version  # noqa: E402  (compat: torch.jit/.multiprocessing/.onnx/.version)
 from .amp import autocast

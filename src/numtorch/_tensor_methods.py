@@ -10,7 +10,7 @@ Each family block is ``_bind(module, "name name=function ...")``: ``name`` binds
 """
 from __future__ import annotations
 
-from ._ops import creation, indexing, linalg, pointwise as P, rearrange, reduction, shape
+from ._ops import creation, indexing, matmul, pointwise as P, rearrange, reduction, shape
 from ._ops import complex_ops as _complex
 from ._tensor import Tensor
 from .autograd import tensor_api
@@ -61,9 +61,9 @@ _bind(reduction, """sum mean nansum nanmean var std prod max min amax amin aminm
          cumsum cumprod cumsum_ cumprod_ norm all any count_nonzero median""")
 
 # ---- linear algebra -----------------------------------------------------------------------------
-_bind(linalg, "matmul mm bmm mv dot vdot inner outer ger addmm addmm_ baddbmm baddbmm_ addmv addmv_ kron trace")
-Tensor.__matmul__ = lambda self, other: linalg.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
-Tensor.__rmatmul__ = lambda self, other: linalg.matmul(other, self) if isinstance(other, Tensor) else NotImplemented
+_bind(matmul, "matmul mm bmm mv dot vdot inner outer ger addmm addmm_ baddbmm baddbmm_ addmv addmv_ addbmm addbmm_ kron trace")
+Tensor.__matmul__ = lambda self, other: matmul.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+Tensor.__rmatmul__ = lambda self, other: matmul.matmul(other, self) if isinstance(other, Tensor) else NotImplemented
 Tensor.__imatmul__ = Tensor.__matmul__  # PyTorch has no in-place matmul: `a @= b` rebinds a to a new tensor
 
 # ---- shape and views ----------------------------------------------------------------------------
@@ -184,5 +184,5 @@ for _name in _mx.INPLACE_METHODS:
     setattr(Tensor, _name + "_", _inplace(_name + "_", getattr(_mx, _name)))
 from ._ops import reduction_extra as _rx  # noqa: E402
 _bind(_rx, "diff quantile nanquantile cummax cummin logcumsumexp cross nanmedian mode renorm histc")
-from ._ops import linalg_extra as _lx  # noqa: E402
-_bind(_lx, "det logdet slogdet inverse pinverse matrix_power matrix_exp cholesky svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse addbmm addbmm_")
+from ._ops import linalg_legacy as _lx  # noqa: E402
+_bind(_lx, "det logdet slogdet inverse pinverse matrix_power matrix_exp cholesky svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse")

@@ -1,748 +1,769 @@
-"""Linear algebra ops: matmul and its special cases (mm, bmm, mv, dot), fused multiply-adds
-(addmm, baddbmm, addmv), outer products, einsum/tensordot, kron and trace.
+"""The decompositions and solvers behind ``torch.linalg``: inverses and solves, determinants,
+factorizations (Cholesky, QR, eigh, SVD), pseudo-inverse, rank and least squares, norms, the matrix
+exponential, and products built on matmul (``multi_dot``, ``matrix_power``, ``vecdot``, ``cross``).
 
-Every product goes straight to BLAS through ``np.matmul`` on the operands as they are (float32 stays
-float32; transposed views are handed to BLAS without copies). Batched products whose right operand
-is a matrix fold the batch into the rows of one GEMM, as PyTorch does. Backward is the textbook
-``dA = G @ B^T``, ``dB = A^T @ G``, summed over broadcast batch dims.
+Every function takes batches ``(*, m, n)`` and hands them to NumPy's batched LAPACK wrappers in one
+call (float32 stays float32). The differentiable ones are ``Op`` subclasses with the textbook
+reverse-mode formulas (for real inputs), named after PyTorch's backward nodes; a few (``matrix_norm``
+for orders other than 'fro'/'nuc', ``matrix_power``, ``vecdot``, ``multi_dot``, ``lstsq``) are
+compositions of differentiable ops. ``matrix_rank`` returns integers and has no gradient.
 
-Like PyTorch, products do not promote dtypes: mixing float32 and float64 is a RuntimeError.
+Errors follow PyTorch: RuntimeError for non-float input, fewer than 2 dims or non-square matrices,
+and ``LinAlgError`` (a RuntimeError) naming the batch element and pivot or minor for singular or
+non-positive-definite input. The public facade is ``numtorch/linalg.py``; the older top-level
+conventions (``torch.svd``, ``torch.lu``, ...) are ``linalg_legacy.py``.
 """
 from __future__ import annotations
 
-import string
+import collections
 
 import numpy as np
 
-from .. import _dtype
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..autograd.function import Op
-from ._util import unbroadcast
+from ._util import unbroadcast, wrap_dim
+from .matmul import _aname, _cname, matmul
 
-__all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "baddbmm", "addmv",
-           "einsum", "tensordot", "kron", "trace"]
-
-# Scalar-type names in PyTorch's error messages: C++ names ("float != double") and ATen names ("Float").
-_CNAME = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-          "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-          "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
-          "complex128": "c10::complex<double>"}
-_ANAME = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-          "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+__all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve",
+           "cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank",
+           "matrix_power", "cross", "vecdot", "multi_dot", "lstsq", "matrix_exp"]
 
 
-def _aname(arr):
-    return _ANAME.get(str(arr.dtype), str(arr.dtype))
+class LinAlgError(RuntimeError):
+    """A matrix was singular or not positive-definite (``torch.linalg.LinAlgError``)."""
 
 
-def _check_tensor(x, fn, arg, pos):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+def _result(name, fields):
+    cls = collections.namedtuple(name, fields)
+    cls.__qualname__ = f"return_types.{name}"
+    cls.__repr__ = lambda self: (f"torch.return_types.{name}(\n"
+                                 + ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self)) + ")")
+    return cls
 
 
-def _check_bool(*arrs):
-    if any(a.dtype == np.bool_ for a in arrs):
-        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
-
-
-def _mm_dtype_error(a, b):
-    return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_CNAME.get(str(a.dtype))} != "
-                        f"{_CNAME.get(str(b.dtype))}")
-
-
-def _prod(shape):
-    n = 1
-    for s in shape:
-        n *= s
-    return n
-
-
-def _check_expand(shape, target):
-    """PyTorch's error when ``input`` of addmm/baddbmm/addmv cannot broadcast to the product's shape."""
-    if len(shape) > len(target):
-        raise RuntimeError(f"The expanded size of the tensor ({target[0] if target else 0}) must match the existing "
-                           f"size ({shape[0]}) at non-singleton dimension 0.  Target sizes: {list(target)}.  "
-                           f"Tensor sizes: {list(shape)}")
-    off = len(target) - len(shape)
-    for i, s in enumerate(shape):
-        if s != 1 and s != target[off + i]:
-            raise RuntimeError(f"The expanded size of the tensor ({target[off + i]}) must match the existing size "
-                               f"({s}) at non-singleton dimension {off + i}.  Target sizes: {list(target)}.  "
-                               f"Tensor sizes: {list(shape)}")
+SlogdetResult = _result("linalg_slogdet", "sign logabsdet")
+EighResult = _result("linalg_eigh", "eigenvalues eigenvectors")
+QRResult = _result("linalg_qr", "Q R")
+SVDResult = _result("linalg_svd", "U S Vh")
+LstsqResult = _result("linalg_lstsq", "solution residuals rank singular_values")
+InvExResult = _result("linalg_inv_ex", "inverse info")
+CholeskyExResult = _result("linalg_cholesky_ex", "L info")
 
 
 # ------------------------------------------------------------------------------------------------
-# matmul kernels on ndarrays
+# checks and small helpers
 # ------------------------------------------------------------------------------------------------
-def _fold(x, w):
-    """``x @ w`` for a matrix ``w``: a stack ``x`` is folded into the rows of one GEMM (a view when contiguous)."""
-    if x.ndim > 2 and x.flags.c_contiguous:
-        return (x.reshape(-1, x.shape[-1]) @ w).reshape(x.shape[:-1] + w.shape[1:])
-    return np.matmul(x, w)
+def _check(A, fn, square=False, arg="A"):
+    """PyTorch's input checks: a float tensor with at least 2 dims (square when asked)."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"{fn}(): argument '{arg}' (position 1) must be Tensor, not {type(A).__name__}")
+    a = A._data
+    if a.ndim < 2:
+        raise RuntimeError(f"{fn}: The input tensor {arg} must have at least 2 dimensions.")
+    if a.dtype.kind not in "fc":
+        if a.dtype.kind == "V":  # bfloat16
+            raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got BFloat16")
+        raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got {_aname(a)}")
+    if a.dtype == np.float16:
+        raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got Half")
+    if square and a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{fn}: {arg} must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
 
 
-def _mm_forward(a, b):
-    if a.dtype.kind == "V":  # bfloat16: NumPy's matmul answers in float32
-        return np.matmul(a, b).astype(a.dtype)
-    if b.ndim <= 2 and a.ndim > 2:
-        return _fold(a, b)
-    return np.matmul(a, b)
+def _mT(x):
+    return np.swapaxes(x, -1, -2)
 
 
-def _mm_grads(g, a, b, need_a, need_b):
-    """Gradients of ``matmul(a, b)`` for upstream ``g``; 1-D operands act as a row / column matrix."""
-    ga = gb = None
-    if a.ndim == 2 and b.ndim == 2:  # the hot path: two GEMMs, BLAS reads the transposes as views
-        if need_a:
-            ga = g @ b.T
-        if need_b:
-            gb = a.T @ g
-    elif a.ndim == 1 and b.ndim == 1:
-        ga = g * b if need_a else None
-        gb = g * a if need_b else None
-    else:
-        A = a[None, :] if a.ndim == 1 else a
-        B = b[:, None] if b.ndim == 1 else b
-        G = g[..., None, :] if a.ndim == 1 else g
-        G = G[..., None] if b.ndim == 1 else G
-        if need_a:
-            Bt = B.swapaxes(-1, -2)
-            ga = _fold(G, Bt) if B.ndim == 2 else unbroadcast(np.matmul(G, Bt), A.shape)
-            ga = ga.reshape(a.shape)
-        if need_b:
-            if B.ndim == 2:  # sum over the whole stack in one GEMM
-                gb = A.reshape(-1, A.shape[-1]).T @ G.reshape(-1, G.shape[-1])
-            else:
-                gb = unbroadcast(np.matmul(A.swapaxes(-1, -2), G), B.shape)
-            gb = gb.reshape(b.shape)
-    if ga is not None and ga.dtype != a.dtype:
-        ga = ga.astype(a.dtype)
-    if gb is not None and gb.dtype != b.dtype:
-        gb = gb.astype(b.dtype)
-    return ga, gb
+def _lapack_info(a, routine):
+    """LAPACK's ``info`` for each matrix of ``a`` (only called on the error path, so a loop is fine):
+    ``getrf`` gives the first zero pivot, ``potrf`` the first non-positive leading minor (1-based)."""
+    from scipy.linalg import lapack  # SciPy: optional, and slow to import
+    flat = a.reshape((-1,) + a.shape[-2:])
+    fn = lapack.get_lapack_funcs((routine,), (flat,))[0]
+    infos = []
+    for m in flat:
+        out = fn(np.array(m, order="F"), lower=1) if routine == "potrf" else fn(np.array(m, order="F"))
+        infos.append(int(out[-1]))
+    return infos
 
 
-class _Matmul(Op):
-    """``a @ b`` on ndarrays; the subclasses only differ in the node name PyTorch shows."""
+def _raise_singular(a, fn, what, batched):
+    for b, info in enumerate(_lapack_info(a, "getrf")):
+        if info > 0:
+            prefix = f"{fn}: (Batch element {b}): " if batched else f"{fn}: "
+            raise LinAlgError(prefix + what.format(info=info))
+    raise LinAlgError(f"{fn}: " + what.format(info="?"))
 
+
+_INV_MSG = ("The diagonal element {info} is zero, the inversion could not be completed because the input matrix "
+            "is singular.")
+
+
+def _inv_np(a, fn="linalg.inv"):
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        _raise_singular(a, fn, _INV_MSG, a.ndim > 2)
+
+
+def _inv_or_pinv(a):
+    """``A^-1``, or the pseudo-inverse where ``A`` is singular (log-determinant gradients stay finite)."""
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError:
+        return np.linalg.pinv(a)
+
+
+# ------------------------------------------------------------------------------------------------
+# inverse, determinants, solve
+# ------------------------------------------------------------------------------------------------
+class LinalgInvExBackward0(Op):
+    """``Y = A^-1``; ``dA = -Y^T G Y^T``."""
+
+    _saves = ("out",)
+
+    def forward(self, a):
+        y = _inv_np(a)
+        self.saved = (y,)
+        return y
+
+    def backward(self, g):
+        (y,) = self.saved
+        yt = _mT(y)
+        return -(yt @ g @ yt)
+
+
+def inv(A: Tensor, *, out=None) -> Tensor:
+    """The inverse of each square matrix in ``A`` ``(*, n, n)`` (``torch.linalg.inv``).
+
+    Raises RuntimeError for non-float/non-square input and ``LinAlgError`` naming the zero pivot
+    (and batch element) for a singular matrix.
+    """
+    _check(A, "linalg.inv", square=True)
+    return LinalgInvExBackward0.apply(A)
+
+
+def inv_ex(A: Tensor, *, check_errors=False, out=None):
+    """``(inverse, info)`` like ``torch.linalg.inv_ex``: info is 0, or the 1-based zero pivot of a
+    singular matrix (whose inverse is then filled with NaN instead of raising)."""
+    _check(A, "linalg.inv_ex", square=True)
+    try:
+        return InvExResult(inv(A), _make(np.zeros(A._data.shape[:-2], np.int32)))
+    except LinAlgError:
+        if check_errors:
+            raise
+    infos = np.array(_lapack_info(A._data, "getrf"), np.int32).reshape(A._data.shape[:-2])
+    a = A._data.copy()
+    a[infos > 0] = np.eye(a.shape[-1], dtype=a.dtype)  # invert the good ones in one call
+    y = np.linalg.inv(a)
+    y[infos > 0] = np.nan
+    return InvExResult(_make(y), _make(infos))
+
+
+def _cofactor_t(a):
+    """The transposed cofactor matrix ``d det(A) / dA`` via the SVD, valid for singular A too:
+    ``det(U) det(Vh) U diag(prod_{j != i} s_j) Vh``."""
+    if a.shape[-1] == 0:
+        return np.zeros_like(a)
+    u, s, vh = np.linalg.svd(a)
+    ones = np.ones(s.shape[:-1] + (1,), s.dtype)
+    left = np.cumprod(np.concatenate([ones, s[..., :-1]], -1), -1)  # prod of s_j for j < i
+    right = np.cumprod(np.concatenate([ones, s[..., :0:-1]], -1), -1)[..., ::-1]  # j > i
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    return (u * (left * right)[..., None, :]) @ vh * sign[..., None, None]
+
+
+class LinalgDetBackward0(Op):
+    _saves = (0,)
+
+    def forward(self, a):
+        self.saved = (a,)
+        return np.asarray(np.linalg.det(a))
+
+    def backward(self, g):
+        (a,) = self.saved
+        return np.asarray(g)[..., None, None] * _cofactor_t(a)
+
+
+def det(A: Tensor, *, out=None) -> Tensor:
+    """The determinant of each square matrix in ``A`` ``(*, n, n)`` -> ``(*)`` (``torch.linalg.det``);
+    differentiable also at singular matrices. RuntimeError for non-float or non-square input."""
+    _check(A, "linalg.det", square=True)
+    return LinalgDetBackward0.apply(A)
+
+
+class LinalgSlogdetBackward0(Op):
+    _saves = (0,)
+    _nondiff_outputs = (0,)
+
+    def forward(self, a):
+        sign, logabs = np.linalg.slogdet(a)
+        self.saved = (a,)
+        return np.asarray(sign), np.asarray(logabs)
+
+    def backward(self, gsign, glog):
+        (a,) = self.saved
+        return np.asarray(glog)[..., None, None] * _mT(_inv_or_pinv(a))
+
+
+def slogdet(A: Tensor, *, out=None):
+    """``(sign, logabsdet)`` of each square matrix (``torch.linalg.slogdet``); only ``logabsdet`` is
+    differentiable (gradient ``A^-T``). A singular matrix gives ``(0, -inf)``."""
+    _check(A, "linalg.slogdet", square=True)
+    return SlogdetResult(*LinalgSlogdetBackward0.apply(A))
+
+
+class LinalgSolveExBackward0(Op):
+    """``X = A^-1 B``; ``dB = A^-T G``, ``dA = -dB X^T`` (B a batch of vectors when ``vec``)."""
+
+    _saves = (0, "out")
+
+    def forward(self, a, b, vec):
+        self.ashape, self.bshape, self.vec = a.shape, b.shape, vec
+        bb = b[..., None] if vec else b
+        try:
+            x = np.linalg.solve(a, bb)
+        except np.linalg.LinAlgError:
+            a2 = np.broadcast_to(a, np.broadcast_shapes(a.shape[:-2], bb.shape[:-2]) + a.shape[-2:])
+            _raise_singular(a2, "torch.linalg.solve", "The solver failed because the input matrix is singular.",
+                            a2.ndim > 2)
+        self.saved = (a, x)
+        return x[..., 0] if vec else x
+
+    def backward(self, g):
+        a, x = self.saved
+        gg = g[..., None] if self.vec else g
+        gb = np.linalg.solve(_mT(a), np.broadcast_to(gg, x.shape))
+        ga = -(gb @ _mT(x))
+        return unbroadcast(ga, self.ashape), unbroadcast(gb[..., 0] if self.vec else gb, self.bshape)
+
+
+def solve(A: Tensor, B: Tensor, *, left=True, out=None) -> Tensor:
+    """The solution ``X`` of ``A X = B`` (or ``X A = B`` when ``left=False``) (``torch.linalg.solve``).
+
+    ``A`` ``(*, n, n)``; ``B`` ``(*, n, k)``, or a batch of vectors ``(*, n)`` when ``B`` is 1-D or has
+    exactly ``A``'s batch shape plus ``n`` (only with ``left=True``); batch dims broadcast.
+    RuntimeError for bad shapes or dtypes, ``LinAlgError`` for a singular ``A``.
+    """
+    _check(A, "linalg.solve", square=True)
+    if not isinstance(B, Tensor):
+        raise TypeError(f"linalg_solve(): argument 'B' (position 2) must be Tensor, not {type(B).__name__}")
+    if A._data.dtype != B._data.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{_aname(A._data)} and B of type {_aname(B._data)} instead")
+    a, b = A._data, B._data
+    n = a.shape[-1]
+    vec = left and (b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1]))
+    if left:
+        rows = b.shape[-1] if vec else (b.shape[-2] if b.ndim >= 2 else None)
+        if rows != n:
+            shp = f"{b.shape[-1]}x1" if vec or b.ndim == 1 else f"{b.shape[-2]}x{b.shape[-1]}"
+            raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                               f"({n}x{n} and {shp})")
+        return LinalgSolveExBackward0.apply(A, B, vec=vec)
+    if b.ndim < 2 or b.shape[-1] != n:
+        shp = f"{b.shape[-1]}x1" if b.ndim == 1 else f"{b.shape[-2]}x{b.shape[-1]}"
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation XA = B ({n}x{n} and "
+                           f"{shp})")
+    return LinalgSolveExBackward0.apply(A.mT, B.mT, vec=False).mT
+
+
+# ------------------------------------------------------------------------------------------------
+# Cholesky, QR
+# ------------------------------------------------------------------------------------------------
+_CHOL_MSG = ("The factorization could not be completed because the input is not positive-definite (the leading "
+             "minor of order {info} is not positive-definite).")
+
+
+class LinalgCholeskyExBackward0(Op):
+    """``A = L L^T``; ``dA = sym(L^-T Phi(L^T G) L^-1)`` with Phi the lower triangle, diagonal halved."""
+
+    _saves = ("out",)
+
+    def forward(self, a, upper):
+        self.upper = upper
+        try:
+            low = np.linalg.cholesky(a)
+        except np.linalg.LinAlgError:
+            for b, info in enumerate(_lapack_info(a, "potrf")):
+                if info > 0:
+                    prefix = f"linalg.cholesky: (Batch element {b}): " if a.ndim > 2 else "linalg.cholesky: "
+                    raise LinAlgError(prefix + _CHOL_MSG.format(info=info)) from None
+            raise
+        self.saved = (low,)
+        return _mT(low).copy() if upper else low
+
+    def backward(self, g):
+        (low,) = self.saved
+        if self.upper:
+            g = _mT(g)
+        phi = np.tril(_mT(low) @ g)
+        d = np.einsum("...ii->...i", phi)
+        d *= 0.5
+        linv = _inv_np(low)  # triangular and well-conditioned enough for a gradient
+        ga = _mT(linv) @ phi @ linv
+        return 0.5 * (ga + _mT(ga))
+
+
+def cholesky(A: Tensor, *, upper=False, out=None) -> Tensor:
+    """The Cholesky factor ``L`` (lower; ``L^T`` if ``upper``) of each symmetric positive-definite
+    matrix in ``A`` (``torch.linalg.cholesky``); only the lower triangle of ``A`` is read.
+    ``LinAlgError`` naming the first non-positive leading minor when ``A`` is not positive-definite."""
+    _check(A, "linalg.cholesky", square=True)
+    return LinalgCholeskyExBackward0.apply(A, upper=bool(upper))
+
+
+def cholesky_ex(A: Tensor, *, upper=False, check_errors=False, out=None):
+    """``(L, info)`` (``torch.linalg.cholesky_ex``): info is 0, or the order of the first leading
+    minor that is not positive-definite (L is then not a valid factor) unless ``check_errors``."""
+    _check(A, "linalg.cholesky_ex", square=True)
+    try:
+        return CholeskyExResult(cholesky(A, upper=upper), _make(np.zeros(A._data.shape[:-2], np.int32)))
+    except LinAlgError:
+        if check_errors:
+            raise
+    infos = np.array(_lapack_info(A._data, "potrf"), np.int32).reshape(A._data.shape[:-2])
+    a = A._data.copy()
+    a[infos > 0] = np.eye(a.shape[-1], dtype=a.dtype)
+    low = np.linalg.cholesky(a)
+    return CholeskyExResult(_make(_mT(low).copy() if upper else low), _make(infos))
+
+
+def _qr_grad_tall(gq, gr, q, r):
+    """Reverse mode of the reduced QR of a tall (m >= n) matrix:
+    ``dA = (gQ + Q copyltu(M)) R^-T`` with ``M = R gR^T - gQ^T Q``."""
+    m = r @ _mT(gr) - _mT(gq) @ q
+    low = np.tril(m, -1)
+    sym = low + _mT(low) + np.einsum("...ii->...i", m)[..., None] * np.eye(m.shape[-1], dtype=m.dtype)
+    b = gq + q @ sym
+    return _mT(np.linalg.solve(r, _mT(b)))  # b @ R^-T
+
+
+class LinalgQrBackward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a, mode):
+        self.mode = mode
+        if mode == "r":
+            return np.zeros((0,), a.dtype), np.linalg.qr(a, mode="r")
+        q, r = np.linalg.qr(a, mode=mode)
+        self.saved = (a, q, r)
+        return q, r
+
+    def backward(self, gq, gr):
+        if self.mode == "r":
+            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                               "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
+                               "through linalg.qr.")
+        a, q, r = self.saved
+        m, n = a.shape[-2:]
+        if self.mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        if m >= n:
+            return _qr_grad_tall(gq, gr, q, r)
+        # wide: A = [X | Y] with X = Q R_X, R = [R_X | Q^T Y]
+        y, gry = a[..., m:], gr[..., m:]
+        gx = _qr_grad_tall(gq + y @ _mT(gry), gr[..., :m], q, r[..., :m])
+        return np.concatenate([gx, q @ gry], -1)
+
+
+def qr(A: Tensor, mode="reduced", *, out=None):
+    """``(Q, R)`` with ``A = Q R`` (``torch.linalg.qr``); ``mode`` 'reduced' (Q ``(*, m, k)``), 'complete'
+    (Q ``(*, m, m)``) or 'r' (Q empty). Differentiable except for 'r' and tall 'complete'."""
+    _check(A, "linalg.qr")
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
+                           f"or 'complete'")
+    return QRResult(*LinalgQrBackward0.apply(A, mode=mode))
+
+
+# ------------------------------------------------------------------------------------------------
+# symmetric eigendecomposition, SVD
+# ------------------------------------------------------------------------------------------------
+def _uplo(UPLO):
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return UPLO
+
+
+class LinalgEighBackward0(Op):
+    """``A = V diag(w) V^T``; ``dA = V (diag(gw) + (V^T gV) / E) V^T`` with ``E_ij = w_j - w_i``."""
+
+    _saves = ("out",)
+
+    def forward(self, a, uplo, vectors):
+        if not vectors:
+            w, v = np.linalg.eigh(a, UPLO=uplo)
+            self.saved = (w, v)
+            return w
+        w, v = np.linalg.eigh(a, UPLO=uplo)
+        self.saved = (w, v)
+        return w, v
+
+    def backward(self, gw, gv=None):
+        w, v = self.saved
+        n = w.shape[-1]
+        if gv is None or not gv.any():  # eigenvalues only: no division by eigenvalue gaps
+            inner = np.zeros(v.shape, v.dtype)
+        else:
+            e = w[..., None, :] - w[..., :, None]
+            e[..., range(n), range(n)] = np.inf  # the diagonal of V^T gV does not enter
+            inner = (_mT(v) @ gv) / e
+        inner[..., range(n), range(n)] = gw
+        return v @ inner @ _mT(v)
+
+
+def eigh(A: Tensor, UPLO="L", *, out=None):
+    """``(eigenvalues, eigenvectors)`` of each symmetric matrix in ``A`` (``torch.linalg.eigh``),
+    eigenvalues ascending; only the ``UPLO`` ('L' or 'U') triangle is read. Gradients through the
+    eigenvectors are ill-defined for repeated eigenvalues, as in PyTorch."""
+    _check(A, "linalg.eigh", square=True)
+    return EighResult(*LinalgEighBackward0.apply(A, uplo=_uplo(UPLO), vectors=True))
+
+
+def eigvalsh(A: Tensor, UPLO="L", *, out=None) -> Tensor:
+    """Eigenvalues (ascending) of each symmetric matrix in ``A`` (``torch.linalg.eigvalsh``);
+    gradient ``V diag(g) V^T``."""
+    _check(A, "linalg.eigvalsh", square=True)
+    return LinalgEighBackward0.apply(A, uplo=_uplo(UPLO), vectors=False)
+
+
+class LinalgSvdBackward0(Op):
+    """Reverse mode of the thin SVD ``A = U diag(S) Vh`` (full U/Vh columns beyond min(m, n) get no
+    gradient, as in PyTorch)."""
+
+    _saves = ("out",)
+
+    def forward(self, a, full, vectors):
+        if not vectors:
+            u, s, vh = np.linalg.svd(a, full_matrices=False)
+            self.saved = (u, s, vh)
+            return s
+        u, s, vh = np.linalg.svd(a, full_matrices=full)
+        k = s.shape[-1]
+        self.saved = (u[..., :k], s, vh[..., :k, :])
+        return u, s, vh
+
+    def backward(self, gu, gs=None, gvh=None):
+        if gs is None:  # svdvals: only the singular values have a gradient
+            gu, gs, gvh = None, gu, None
+        u, s, vh = self.saved
+        k = s.shape[-1]
+        eye = np.eye(k, dtype=s.dtype)
+        core = gs[..., None, :] * eye
+        if gu is None or (not gu.any() and not gvh.any()):  # singular values only: no gap division
+            return (u * gs[..., None, :]) @ vh
+        gu, gvh = gu[..., :k], gvh[..., :k, :]
+        v, gv = _mT(vh), _mT(gvh)
+        e = s[..., None, :] ** 2 - s[..., :, None] ** 2  # E_jk = s_k^2 - s_j^2
+        e = e + eye  # the diagonal does not enter (skew parts vanish there)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            utgu, vtgv = _mT(u) @ gu, _mT(v) @ gv
+            core = core + ((utgu - _mT(utgu)) / e) * s[..., None, :] + s[..., :, None] * ((vtgv - _mT(vtgv)) / e)
+            ga = u @ core @ vh
+            sinv = 1 / s
+            m, n = u.shape[-2], v.shape[-2]
+            if m > k:
+                ga = ga + (gu - u @ utgu) * sinv[..., None, :] @ vh
+            if n > k:
+                ga = ga + (u * sinv[..., None, :]) @ _mT(gv - v @ vtgv)
+        return ga
+
+
+def svd(A: Tensor, full_matrices=True, *, driver=None, out=None):
+    """``(U, S, Vh)`` with ``A = U diag(S) Vh`` (``torch.linalg.svd``); ``S`` descending. With
+    ``full_matrices`` U is ``(*, m, m)`` and Vh ``(*, n, n)``, else ``(*, m, k)`` and ``(*, k, n)``.
+    Losses that depend on the signs of the singular vectors have no well-defined gradient."""
+    _check(A, "linalg.svd")
+    return SVDResult(*LinalgSvdBackward0.apply(A, full=bool(full_matrices), vectors=True))
+
+
+def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
+    """The singular values of each matrix in ``A``, descending (``torch.linalg.svdvals``);
+    gradient ``U diag(g) Vh``."""
+    _check(A, "linalg.svdvals")
+    return LinalgSvdBackward0.apply(A, full=False, vectors=False)
+
+
+# ------------------------------------------------------------------------------------------------
+# pseudo-inverse, rank, least squares
+# ------------------------------------------------------------------------------------------------
+def _tolerances(a, atol, rtol, smax):
+    """PyTorch's cutoff ``max(atol, rtol * smax)``; rtol defaults to ``eps * max(m, n)`` when neither
+    tolerance is given, to 0 when only atol is."""
+    atol = 0.0 if atol is None else (atol._data if isinstance(atol, Tensor) else atol)
+    if rtol is None:
+        rtol = np.finfo(a.dtype).eps * max(a.shape[-2:]) if np.all(np.asarray(atol) == 0) else 0.0
+    elif isinstance(rtol, Tensor):
+        rtol = rtol._data
+    return np.maximum(np.asarray(atol, a.dtype), np.asarray(rtol, a.dtype) * smax)
+
+
+class LinalgPinvBackward0(Op):
+    """``P = A^+``; for constant rank, ``dA = -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A)``."""
+
+    _saves = (0, "out")
+
+    def forward(self, a, atol, rtol, hermitian):
+        if hermitian:
+            w, v = np.linalg.eigh(a)
+            cut = _tolerances(a, atol, rtol, np.abs(w).max(-1, initial=0))[..., None]
+            winv = np.where(np.abs(w) > cut, 1 / np.where(w == 0, 1, w), 0).astype(a.dtype)
+            p = (v * winv[..., None, :]) @ _mT(v)
+        else:
+            u, s, vh = np.linalg.svd(a, full_matrices=False)
+            cut = _tolerances(a, atol, rtol, s.max(-1, initial=0))[..., None]
+            sinv = np.where(s > cut, 1 / np.where(s == 0, 1, s), 0).astype(a.dtype)
+            p = (_mT(vh) * sinv[..., None, :]) @ _mT(u)
+        self.saved = (a, p)
+        return p
+
+    def backward(self, g):
+        a, p = self.saved
+        pt, gt = _mT(p), _mT(g)
+        m, n = a.shape[-2:]
+        proj_rows = np.eye(m, dtype=a.dtype) - a @ p  # (m, m)
+        proj_cols = np.eye(n, dtype=a.dtype) - p @ a  # (n, n)
+        return -(pt @ g @ pt) + proj_rows @ gt @ p @ pt + pt @ p @ gt @ proj_cols
+
+
+def pinv(A: Tensor, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse ``(*, n, m)`` of ``A`` ``(*, m, n)`` (``torch.linalg.pinv``).
+
+    Singular values at or below ``max(atol, rtol * s_max)`` are treated as zero (``rcond`` is the old
+    name of ``rtol``); ``hermitian`` uses the symmetric eigendecomposition. Differentiable where the
+    rank does not change.
+    """
+    if not isinstance(A, Tensor) or A._data.ndim < 2 or A._data.dtype.kind not in "fc":
+        got = f"{_aname(A._data)}{{{list(A._data.shape)}}}" if isinstance(A, Tensor) else type(A).__name__
+        raise RuntimeError(f"linalg.pinv({got}): expected a tensor with 2 or more dimensions of float, double, "
+                           f"cfloat or cdouble types")
+    if rcond is not None:
+        rtol = rcond
+    if hermitian:
+        _check(A, "linalg.pinv", square=True)
+    return LinalgPinvBackward0.apply(A, atol=atol, rtol=rtol, hermitian=bool(hermitian))
+
+
+def matrix_rank(A: Tensor, tol=None, hermitian=False, *, atol=None, rtol=None, out=None) -> Tensor:
+    """Numerical rank of each matrix in ``A``: the number of singular values (|eigenvalues| if
+    ``hermitian``) above ``max(atol, rtol * s_max)`` (``torch.linalg.matrix_rank``); int64, no
+    gradient. ``tol`` is the old name of ``atol``."""
+    if isinstance(A, Tensor) and A._data.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    _check(A, "torch.linalg.matrix_rank", square=bool(hermitian))
+    if tol is not None:
+        atol = tol
+    a = A._data
+    s = np.abs(np.linalg.eigvalsh(a)) if hermitian else np.linalg.svd(a, compute_uv=False)
+    cut = _tolerances(a, atol, rtol, s.max(-1, initial=0))[..., None]
+    return _make(np.asarray(np.sum(s > cut, -1), np.int64))
+
+
+def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
+    """Least-squares solution of ``A X = B`` (``torch.linalg.lstsq``): ``(solution, residuals, rank,
+    singular_values)``. The solution is the minimum-norm one (``pinv(A) @ B``, as LAPACK's default
+    'gelsy' driver gives), differentiable; ``residuals`` (squared column norms of ``AX - B``) are filled
+    when m > n, every matrix has full rank and the driver is not 'gelsy'; ``singular_values`` only for
+    'gelsd'/'gelss'; ``rank`` for every driver but 'gels'."""
+    if driver is not None and driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    driver = driver or "gelsy"
+    _check(A, "torch.linalg.lstsq")
+    if not isinstance(B, Tensor) or B._data.dtype != A._data.dtype:
+        raise RuntimeError("torch.linalg.lstsq: Expected input and other to have the same dtype")
+    vec = B._data.ndim == A._data.ndim - 1
+    b = B.unsqueeze(-1) if vec else B
+    if b._data.shape[-2] != A._data.shape[-2]:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2). Got "
+                           f"{A._data.shape[-2]} and {b._data.shape[-2]}")
+    a = A._data
+    m, n = a.shape[-2:]
+    sol = matmul(pinv(A, rtol=rcond), b)
+    s = np.linalg.svd(a, compute_uv=False)
+    cut = _tolerances(a, None, rcond, s.max(-1, initial=0))[..., None]
+    rank = np.asarray(np.sum(s > cut, -1), np.int64)
+    empty = _make(np.zeros((0,), a.dtype))
+    residuals = empty
+    if driver != "gelsy" and m > n and np.all(rank == n):
+        r = matmul(A, sol) - b
+        residuals = (r * r).sum(-2)
+    svals = _make(s) if driver in ("gelsd", "gelss") else empty
+    rank_t = _make(rank) if driver != "gels" else _make(np.zeros((0,), np.int64))
+    return LstsqResult(sol.squeeze(-1) if vec else sol, residuals, rank_t, svals)
+
+
+# ------------------------------------------------------------------------------------------------
+# matrix exponential
+# ------------------------------------------------------------------------------------------------
+def _expm(a):
+    from scipy.linalg import expm  # SciPy: optional, and slow to import
+    return np.asarray(expm(a), a.dtype) if a.shape[-1] else a.copy()
+
+
+class LinalgMatrixExpBackward0(Op):
+    """``dA = L(A^T, G)``, the Frechet derivative of exp at ``A^T`` in direction ``G``: the upper-right
+    block of ``exp([[A^T, G], [0, A^T]])``."""
+
+    _saves = (0,)
+
+    def forward(self, a):
+        self.saved = (a,)
+        return _expm(a)
+
+    def backward(self, g):
+        (a,) = self.saved
+        n = a.shape[-1]
+        at = _mT(a)
+        big = np.zeros(np.broadcast_shapes(a.shape, g.shape)[:-2] + (2 * n, 2 * n), a.dtype)
+        big[..., :n, :n] = at
+        big[..., n:, n:] = at
+        big[..., :n, n:] = g
+        return _expm(big)[..., :n, n:]
+
+
+def matrix_exp(input: Tensor) -> Tensor:
+    """``torch.matrix_exp`` / ``torch.linalg.matrix_exp``: exponential of each ``(*, n, n)`` matrix
+    (Pade approximation with scaling and squaring). RuntimeError for non-float/non-square input."""
+    _check(input, "linalg.matrix_exp", square=True)
+    return LinalgMatrixExpBackward0.apply(input)
+
+
+# ------------------------------------------------------------------------------------------------
+# products and powers
+# ------------------------------------------------------------------------------------------------
+class LinalgCrossBackward0(Op):
     _saves = (0, 1)
 
-    def forward(self, a, b):
+    def forward(self, a, b, dim):
+        self.dim, self.shapes = dim, (a.shape, b.shape)
         self.saved = (a, b)
-        return _mm_forward(a, b)
+        return np.cross(a, b, axis=dim)
 
     def backward(self, g):
         a, b = self.saved
-        return _mm_grads(g, a, b, self._edges[0] is not None, self._edges[1] is not None)
+        ga = np.cross(b, g, axis=self.dim)  # d<g, a x b>/da = b x g
+        gb = np.cross(g, a, axis=self.dim)
+        return unbroadcast(ga, self.shapes[0]), unbroadcast(gb, self.shapes[1])
 
 
-class MmBackward0(_Matmul):
-    """matrix @ matrix (and vector @ matrix)."""
-
-
-class MvBackward0(_Matmul):
-    """matrix @ vector."""
-
-
-class DotBackward0(_Matmul):
-    """vector @ vector."""
-
-
-class VdotBackward0(_Matmul):
-    """vdot of real vectors (no conjugation needed)."""
-
-
-class BmmBackward0(_Matmul):
-    """3-D @ 3-D of equal batch size (``torch.bmm``)."""
-
-
-class UnsafeViewBackward0(_Matmul):
-    """Batched, broadcasting matmul: PyTorch's graph ends in an ``_unsafe_view`` of the bmm result."""
-
-
-# ------------------------------------------------------------------------------------------------
-# public products
-# ------------------------------------------------------------------------------------------------
-def _dot_checks(a, b, name="dot"):
-    if a.ndim != 1 or b.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found {_aname(a)} and {_aname(b)}")
-    if a.shape[0] != b.shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to have "
-                           f"the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements respectively")
-
-
-def _mv_checks(a, b):
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_aname(b)}, {_aname(a)}, "
-                           f"and {_aname(b)}")
-    if a.shape[-1] != b.shape[0]:
-        rows = _prod(a.shape[:-1])
-        raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{a.shape[-1]}), vec ({b.shape[0]})")
-
-
-def _mm_checks(a, b):
-    if a.dtype != b.dtype:
-        raise _mm_dtype_error(a, b)
-    if a.shape[-1] != b.shape[0]:
-        rows = _prod(a.shape[:-1])
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a.shape[-1]} and "
-                           f"{b.shape[0]}x{b.shape[1]})")
-
-
-def _batch_checks(a, b):
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}")
-    ba, bb = a.shape[:-2], b.shape[:-2]
+def cross(input: Tensor, other: Tensor, *, dim=-1, out=None) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (``torch.linalg.cross``); other dims broadcast.
+    RuntimeError when the size along ``dim`` is not 3 or the shapes do not broadcast."""
+    a, b = input._data, other._data
+    if a.ndim != b.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    nd = a.ndim
+    d = wrap_dim(dim, nd) - nd  # counted from the end, where broadcasting aligns the dims
+    na, nb = (x.shape[d] if x.ndim >= -d else 1 for x in (a, b))
+    if na != 3 or nb != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {na} and {nb}")
     try:
-        batch = ba if ba == bb else np.broadcast_shapes(ba, bb)
+        np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
-        n = max(len(ba), len(bb))
-        sa, sb = (1,) * (n - len(ba)) + ba, (1,) * (n - len(bb)) + bb
-        i = max(i for i in range(n) if sa[i] != sb[i] and 1 not in (sa[i], sb[i]))
+        sa, sb = (1,) * (nd - a.ndim) + a.shape, (1,) * (nd - b.ndim) + b.shape
+        i = next(i for i in range(nd) if sa[i] != sb[i] and 1 not in (sa[i], sb[i]))
         raise RuntimeError(f"The size of tensor a ({sa[i]}) must match the size of tensor b ({sb[i]}) at "
                            f"non-singleton dimension {i}") from None
-    k = a.shape[-1] if a.ndim > 1 else a.shape[0]
-    if b.shape[-2] != k:
-        n = _prod(batch)
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {k}] but got: "
-                           f"[{n}, {b.shape[-2]}].")
-
-
-def _out(result, out):
-    if out is None:
-        return result
-    from .pointwise import _out as pw_out
-    return pw_out(result, out)
-
-
-def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
-    """Matrix product with NumPy/PyTorch broadcasting semantics (``torch.matmul``, ``@``).
-
-    1-D @ 1-D is a dot product (0-d result); a 1-D left operand is a row vector and a 1-D right
-    operand a column vector (the added dim is removed from the result); otherwise the last two dims
-    multiply and the leading (batch) dims broadcast. Dtypes must match (no promotion).
-    Raises RuntimeError with PyTorch's messages for 0-d operands, mismatched inner sizes, batch dims
-    that do not broadcast and mixed dtypes; TypeError for non-Tensor arguments.
-    Backward nodes: DotBackward0, MvBackward0, MmBackward0, UnsafeViewBackward0 (batched).
-    """
-    _check_tensor(input, "matmul", "input", 1)
-    _check_tensor(other, "matmul", "other", 2)
-    a, b = input._data, other._data
-    da, db = a.ndim, b.ndim
-    if da == 0 or db == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
-    if da == 1 and db == 1:
-        _dot_checks(a, b)
-        op = DotBackward0
-    elif db == 1:
-        _mv_checks(a, b)
-        op = MvBackward0 if da == 2 else UnsafeViewBackward0
-    elif db == 2 and da <= 2:
-        _mm_checks(a[None] if da == 1 else a, b)
-        op = MmBackward0
-    elif db == 2:
-        _mm_checks(a, b)
-        op = UnsafeViewBackward0
-    else:
-        _batch_checks(a, b)
-        op = UnsafeViewBackward0
-    _check_bool(a, b)
-    return _out(op.apply(input, other), out)
-
-
-def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
-    """``(n, k) @ (k, m) -> (n, m)`` (``torch.mm``); no broadcasting. RuntimeError unless both are matrices
-    of the same dtype with matching inner size. Backward node: MmBackward0."""
-    _check_tensor(input, "mm", "input", 1)
-    _check_tensor(mat2, "mm", "mat2", 2)
-    a, b = input._data, mat2._data
-    if a.ndim != 2:
-        raise RuntimeError("self must be a matrix")
-    if b.ndim != 2:
-        raise RuntimeError("mat2 must be a matrix")
-    _mm_checks(a, b)
-    _check_bool(a, b)
-    return _out(MmBackward0.apply(input, mat2), out)
-
-
-def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
-    """``(b, n, k) @ (b, k, m) -> (b, n, m)`` (``torch.bmm``); both must be 3-D with equal batch size and
-    dtype, else RuntimeError. Backward node: BmmBackward0."""
-    _check_tensor(input, "bmm", "input", 1)
-    _check_tensor(mat2, "bmm", "mat2", 2)
-    a, b = input._data, mat2._data
-    if a.ndim != 3:
-        raise RuntimeError("batch1 must be a 3D tensor")
-    if b.ndim != 3:
-        raise RuntimeError("batch2 must be a 3D tensor")
     if a.dtype != b.dtype:
-        raise RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}")
-    if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
-                           f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    _check_bool(a, b)
-    return _out(BmmBackward0.apply(input, mat2), out)
+        raise RuntimeError(f"linalg.cross: expected input and other to have the same dtype, but input has dtype "
+                           f"{input.dtype} and other has dtype {other.dtype}")
+    return LinalgCrossBackward0.apply(input, other, dim=d)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim=-1, out=None) -> Tensor:
+    """``sum(x * y, dim)`` with broadcasting (``torch.linalg.vecdot``; real inputs)."""
+    if x._data.dtype.kind == "c":
+        x = x.conj()
+    return (x * y).sum(dim)
+
+
+def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
+    """``A`` multiplied by itself ``n`` times (``torch.linalg.matrix_power``): the identity for
+    ``n = 0``, powers of the inverse for ``n < 0`` (LinAlgError if singular). Repeated squaring."""
+    a = A._data
+    if a.ndim < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    if n == 0:
+        return CopyBackwards.apply(A)
+    if n < 0:
+        _check(A, "linalg.inv", square=True)
+        A, n = inv(A), -n
+    result, base = None, A
+    while n:  # binary powering: O(log n) products
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return result
+
+
+class CopyBackwards(Op):
+    """``A^0``: the identity in A's shape; its gradient is zero (PyTorch's CopyBackwards)."""
 
-
-def mv(input: Tensor, vec: Tensor, *, out=None) -> Tensor:
-    """``(n, m) @ (m,) -> (n,)`` (``torch.mv``). RuntimeError for wrong ranks, sizes or dtypes.
-    Backward node: MvBackward0."""
-    _check_tensor(input, "mv", "input", 1)
-    _check_tensor(vec, "mv", "vec", 2)
-    a, b = input._data, vec._data
-    if a.ndim != 2 or b.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {a.ndim}, {b.ndim}")
-    _mv_checks(a, b)
-    _check_bool(a, b)
-    return _out(MvBackward0.apply(input, vec), out)
-
-
-def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
-    """Inner product of two 1-D tensors of equal length and dtype, a 0-d tensor (``torch.dot``).
-    Backward node: DotBackward0."""
-    _check_tensor(input, "dot", "input", 1)
-    _check_tensor(tensor, "dot", "tensor", 2)
-    _dot_checks(input._data, tensor._data)
-    if input._data.dtype == np.bool_:
-        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
-    return _out(DotBackward0.apply(input, tensor), out)
-
-
-def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
-    """``sum(conj(input) * other)`` of two 1-D tensors (``torch.vdot``); real tensors only here."""
-    _check_tensor(input, "vdot", "input", 1)
-    _check_tensor(other, "vdot", "other", 2)
-    _dot_checks(input._data, other._data)
-    if input._data.dtype.kind == "c":
-        raise NotImplementedError("numtorch: vdot of complex tensors is not supported")
-    return _out(VdotBackward0.apply(input, other), out)
-
-
-# ------------------------------------------------------------------------------------------------
-# fused multiply-add: beta * input + alpha * (a @ b)
-# ------------------------------------------------------------------------------------------------
-class _AddMatmul(Op):
-    _saves = (1, 2)
-
-    def forward(self, c, a, b, beta=1, alpha=1):
-        self.saved = (a, b)
-        self.sc, self.beta, self.alpha = c.shape, beta, alpha
-        out = _mm_forward(a, b)
-        if alpha != 1:
-            out *= alpha
-        if beta == 1:
-            out += c
-        elif beta != 0:  # beta == 0 ignores input entirely (nan and inf included), as PyTorch does
-            out += beta * c
-        return out
-
-    def backward(self, g):
-        a, b = self.saved
-        e = self._edges
-        gc = None
-        if e[0] is not None:
-            gc = unbroadcast(g if self.beta == 1 else g * self.beta, self.sc)
-        ga, gb = _mm_grads(g, a, b, e[1] is not None, e[2] is not None)
-        if self.alpha != 1:
-            ga = ga * self.alpha if ga is not None else None
-            gb = gb * self.alpha if gb is not None else None
-        return gc, ga, gb
-
-
-class AddmmBackward0(_AddMatmul):
-    pass
-
-
-class BaddbmmBackward0(_AddMatmul):
-    pass
-
-
-class AddmvBackward0(_AddMatmul):
-    pass
-
-
-def _addmm_dtypes(c, a, b):
-    if c.dtype != a.dtype or a.dtype != b.dtype:
-        bad = a if c.dtype != a.dtype else b
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_aname(c)} and {_aname(bad)}")
-
-
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
-    """``beta * input + alpha * (mat1 @ mat2)`` (``torch.addmm``); ``input`` broadcasts to ``(n, m)``.
-    RuntimeError for non-matrix operands, mismatched sizes or dtypes. Backward node: AddmmBackward0."""
-    c, a, b = input._data, mat1._data, mat2._data
-    if a.ndim != 2:
-        raise RuntimeError(f"mat1 must be a matrix, got {a.ndim}-D tensor")
-    if b.ndim != 2:
-        raise RuntimeError(f"mat2 must be a matrix, got {b.ndim}-D tensor")
-    _addmm_dtypes(c, a, b)
-    _mm_checks(a, b)
-    _check_expand(c.shape, (a.shape[0], b.shape[1]))
-    _check_bool(a, b)
-    return _out(AddmmBackward0.apply(input, mat1, mat2, beta=beta, alpha=alpha), out)
-
-
-def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
-    """``beta * input + alpha * bmm(batch1, batch2)`` (``torch.baddbmm``); ``input`` broadcasts to
-    ``(b, n, m)``. Backward node: BaddbmmBackward0."""
-    c, a, b = input._data, batch1._data, batch2._data
-    if a.ndim != 3:
-        raise RuntimeError("batch1 must be a 3D tensor")
-    if b.ndim != 3:
-        raise RuntimeError("batch2 must be a 3D tensor")
-    if not (c.dtype == a.dtype == b.dtype):
-        raise RuntimeError(f"expected scalar type {_aname(c)} but found {_aname(a if a.dtype != c.dtype else b)}")
-    if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
-                           f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    _check_expand(c.shape, (a.shape[0], a.shape[1], b.shape[2]))
-    _check_bool(a, b)
-    return _out(BaddbmmBackward0.apply(input, batch1, batch2, beta=beta, alpha=alpha), out)
-
-
-def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
-    """``beta * input + alpha * (mat @ vec)`` (``torch.addmv``). Backward node: AddmvBackward0."""
-    c, a, b = input._data, mat._data, vec._data
-    if a.ndim != 2 or b.ndim != 1 or c.ndim > 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got {c.ndim}, {a.ndim}, {b.ndim}")
-    if not (c.dtype == a.dtype == b.dtype):
-        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_aname(c)}, {_aname(a)}, "
-                           f"and {_aname(b)}")
-    if a.shape[1] != b.shape[0] or (c.ndim == 1 and c.shape[0] not in (1, a.shape[0])):
-        raise RuntimeError(f"size mismatch, got input ({c.shape[0] if c.ndim else 1}), mat "
-                           f"({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
-    _check_bool(a, b)
-    return _out(AddmvBackward0.apply(input, mat, vec, beta=beta, alpha=alpha), out)
-
-
-def _inplace_of(fn, name):
-    def method(self, *args, **kwargs):
-        from .pointwise import inplace
-        return inplace(self, fn, *args, **kwargs)
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"In-place ``{fn.__name__}`` writing into ``self`` (``torch.Tensor.{name}``)."
-    return method
-
-
-addmm_ = _inplace_of(addmm, "addmm_")
-baddbmm_ = _inplace_of(baddbmm, "baddbmm_")
-addmv_ = _inplace_of(addmv, "addmv_")
-
-
-# ------------------------------------------------------------------------------------------------
-# outer product
-# ------------------------------------------------------------------------------------------------
-class OuterBackward0(Op):
-    """``a[:, None] * b[None, :]``; PyTorch builds outer as a broadcast multiply, so it shows MulBackward0."""
-
-    _saves = (0, 1)
-
-    def name(self):
-        return "MulBackward0"
-
-    def forward(self, a, b):
-        self.saved = (a, b)
-        return np.multiply.outer(a, b)
-
-    def backward(self, g):
-        a, b = self.saved
-        ga = g @ b if self._edges[0] is not None else None
-        gb = a @ g if self._edges[1] is not None else None
-        return ga, gb
-
-
-def _promote(x, y):
-    """Cast two tensors to their common dtype (differentiably), for ops that promote like ``mul``."""
-    if x._data.dtype == y._data.dtype:
-        return x, y
-    from .pointwise import cast
-    rt = _dtype.result_type(x, y)
-    return cast(x, rt), cast(y, rt)
-
-
-def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
-    """Outer product ``(n,) x (m,) -> (n, m)`` (``torch.outer``/``ger``); dtypes promote as in ``mul``.
-    RuntimeError for operands that are not 1-D."""
-    if input._data.ndim != 1:
-        raise RuntimeError(f"outer: Expected 1-D argument self, but got {input._data.ndim}-D")
-    if vec2._data.ndim != 1:
-        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
-    a, b = _promote(input, vec2)
-    return _out(OuterBackward0.apply(a, b), out)
-
-
-ger = outer
-
-
-def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
-    """Sum over the last dims: ``(..., k), (..., k)`` -> ``input.shape[:-1] + other.shape[:-1]`` (``torch.inner``);
-    a 0-d operand multiplies elementwise."""
-    if input._data.ndim == 0 or other._data.ndim == 0:
-        from .pointwise import mul
-        return _out(mul(input, other), out)
-    if input._data.shape[-1] != other._data.shape[-1]:
-        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
-                           f"{list(input._data.shape)} and {list(other._data.shape)}")
-    return _out(tensordot(input, other, dims=([-1], [-1])), out)
-
-
-# ------------------------------------------------------------------------------------------------
-# einsum and tensordot
-# ------------------------------------------------------------------------------------------------
-_LETTERS = string.ascii_uppercase + string.ascii_lowercase
-
-
-def _parse_einsum(equation, shapes):
-    """Make an equation explicit: per-operand letter strings (ellipsis spelt out), the output letters
-    and every letter's size. Raises PyTorch's RuntimeErrors for malformed equations."""
-    lhs, arrow, rhs = equation.partition("->")
-    for i, ch in enumerate(equation):
-        if not (ch in _LETTERS or ch in ",.- >" or ch == " "):
-            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
-                               f"subscripts must be in [a-zA-Z]")
-    terms = [t.replace(" ", "") for t in lhs.split(",")]
-    if len(terms) > len(shapes):
-        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
-    if len(terms) < len(shapes):
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
-    used = set(equation)
-    free = [c for c in _LETTERS if c not in used]
-    n_ell = 0
-    for k, (t, shp) in enumerate(zip(terms, shapes)):
-        n_let = len(t.replace("...", ""))
-        if "..." in t:
-            if n_let > len(shp):
-                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n_let}) is more than the "
-                                   f"number of dimensions ({len(shp)}) for operand {k}")
-            n_ell = max(n_ell, len(shp) - n_let)
-        elif n_let != len(shp):
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n_let}) does not match the "
-                               f"number of dimensions ({len(shp)}) for operand {k} and no ellipsis was given")
-    ell = "".join(free[:n_ell])
-    terms = [t.replace("...", ell[n_ell - (len(s) - len(t.replace("...", ""))):] if n_ell else "")
-             if "..." in t else t for t, s in zip(terms, shapes)]
-    sizes = {}
-    for k, (t, shp) in enumerate(zip(terms, shapes)):
-        seen = {}
-        for c, s in zip(t, shp):
-            if c in seen and seen[c] != s:
-                raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {k} but the sizes don't match, "
-                                   f"{s} != {seen[c]}")
-            seen[c] = s
-            prev = sizes.get(c)
-            if prev is None or prev == 1:
-                sizes[c] = s
-            elif s != 1 and s != prev:
-                raise RuntimeError(f"einsum(): subscript {c} has size {s} for operand {k} which does not broadcast "
-                                   f"with previously seen size {prev}")
-    if arrow:
-        out = rhs.replace(" ", "").replace("...", ell)
-        for c in out:
-            if c not in sizes:
-                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input "
-                                   f"operand")
-            if out.count(c) > 1:
-                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
-    else:  # implicit output: ellipsis dims, then the letters used once, sorted
-        counts = {}
-        for t in terms:
-            for c in t:
-                counts[c] = counts.get(c, 0) + 1
-        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
-    return terms, out, sizes
-
-
-def _einsum(eq, arrays):
-    if arrays[0].dtype.kind == "V":  # bfloat16: compute in float32
-        return np.einsum(eq, *(a.astype(np.float32) for a in arrays), optimize=len(arrays) > 1).astype(arrays[0].dtype)
-    return np.einsum(eq, *arrays, optimize=len(arrays) > 1)
-
-
-class EinsumBackward0(Op):
-    """``np.einsum`` over explicit subscripts; each operand's gradient is another einsum.
-
-    The gradient of operand i contracts the upstream gradient (output subscripts) with the other
-    operands into operand i's distinct subscripts; subscripts that appear nowhere else are
-    broadcast back, size-1 (broadcast) dims are summed, and repeated subscripts (a diagonal) are
-    written into a zero tensor through a diagonal view.
-    """
-
-    def forward(self, *arrays, spec):
-        terms, out, sizes = spec
-        self.saved = arrays
-        self.spec = spec
-        res = _einsum(",".join(terms) + "->" + out, arrays)
-        if len(arrays) == 1 and np.may_share_memory(res, arrays[0]):
-            return np.array(res, order="C", copy=True)  # einsum may return a view (e.g. a transpose)
-        return np.asarray(res, order="C")  # keeps 0-d results 0-d (ascontiguousarray would not)
-
-    def backward(self, g):
-        arrays = self.saved
-        terms, out, sizes = self.spec
-        grads = []
-        for i, (arr, term) in enumerate(zip(arrays, terms)):
-            if self._edges[i] is None:
-                grads.append(None)
-                continue
-            others = [j for j in range(len(terms)) if j != i]
-            avail = set(out).union(*(terms[j] for j in others))
-            uniq = "".join(dict.fromkeys(term))
-            keep = "".join(c for c in uniq if c in avail)
-            eq = ",".join([out] + [terms[j] for j in others]) + "->" + keep
-            r = _einsum(eq, [g] + [arrays[j] for j in others])
-            if len(keep) < len(uniq):  # letters summed only inside this operand: broadcast the grad back
-                order = keep + "".join(c for c in uniq if c not in keep)
-                r = r.reshape(r.shape + (1,) * (len(uniq) - len(keep)))
-                r = np.broadcast_to(r.transpose([order.index(c) for c in uniq]), [sizes[c] for c in uniq])
-            own = [arr.shape[term.index(c)] for c in uniq]
-            axes = tuple(k for k, s in enumerate(own) if s == 1 and r.shape[k] != 1)
-            if axes:
-                r = r.sum(axis=axes, keepdims=True)
-            if len(uniq) < len(term):
-                full = np.zeros(arr.shape, arr.dtype)
-                np.einsum(term + "->" + uniq, full)[...] = r
-                r = full
-            grads.append(r.astype(arr.dtype, copy=False))
-        return tuple(grads)
-
-
-_EINSUM_OPS = {}
-
-
-def _einsum_op(n, name):
-    """An EinsumBackward0 subclass for ``n`` operands (so each is version-checked), shown as ``name``."""
-    key = (n, name)
-    op = _EINSUM_OPS.get(key)
-    if op is None:
-        op = type(name, (EinsumBackward0,), {"_saves": tuple(range(n))})
-        _EINSUM_OPS[key] = op
-    return op
-
-
-def einsum(equation: str, *operands) -> Tensor:
-    """Einstein summation (``torch.einsum``): ``einsum("ij,jk->ik", a, b)``; operands may also be
-    given as one list. Supports implicit output, ``...`` (broadcasting) and repeated subscripts
-    (diagonals). All operands must share one dtype. Contractions run through ``np.einsum`` with
-    path optimization (BLAS for pairwise contractions). RuntimeError with PyTorch's messages for
-    malformed equations and size mismatches. Backward node: EinsumBackward0.
-    """
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    if not isinstance(equation, str):
-        raise TypeError(f"einsum(): argument 'equation' must be str, not {type(equation).__name__}")
-    for k, t in enumerate(operands):
-        _check_tensor(t, "einsum", "operands", k + 2)
-    if not operands:
-        raise RuntimeError("einsum(): must provide at least one operand")
-    d0 = operands[0]._data.dtype
-    for t in operands[1:]:
-        if t._data.dtype != d0:
-            raise RuntimeError(f"expected scalar type {_aname(operands[0]._data)} but found {_aname(t._data)}")
-    spec = _parse_einsum(equation, [t._data.shape for t in operands])
-    return _einsum_op(len(operands), "EinsumBackward0").apply(*operands, spec=spec)
-
-
-def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
-    """Contract ``dims`` of ``a`` with ``dims`` of ``b`` (``torch.tensordot``).
-
-    ``dims`` is an int (last ``dims`` of ``a`` with first ``dims`` of ``b``) or a pair of dim lists.
-    Result shape: ``a``'s free dims then ``b``'s. RuntimeError for mismatched sizes or dtypes.
-    """
-    na, nb = a._data.ndim, b._data.ndim
-    if isinstance(dims, Tensor):
-        dims = dims.tolist()
-    if isinstance(dims, int):
-        if dims < 0:
-            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
-        if dims > min(na, nb):
-            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
-        da, db = list(range(na - dims, na)), list(range(dims))
-    else:
-        da, db = dims
-        da = [da] if isinstance(da, int) else list(da)
-        db = [db] if isinstance(db, int) else list(db)
-        if len(da) != len(db):
-            raise RuntimeError(f"both dimension lists should have same length, but got {len(da)} and {len(db)}")
-        da = [d + na if d < 0 else d for d in da]
-        db = [d + nb if d < 0 else d for d in db]
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError("both inputs should have same dtype")
-    for x, y in zip(da, db):
-        if a._data.shape[x] != b._data.shape[y]:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size {a._data.shape[x]} in dim "
-                               f"{x} and second has size {b._data.shape[y]} in dim {y}")
-    la = _LETTERS[:na]
-    lb = [None] * nb
-    for x, y in zip(da, db):
-        lb[y] = la[x]
-    extra = iter(_LETTERS[na:])
-    lb = "".join(c if c is not None else next(extra) for c in lb)
-    outl = "".join(c for k, c in enumerate(la) if k not in da) + "".join(c for k, c in enumerate(lb) if k not in db)
-    sizes = dict(zip(la, a._data.shape))
-    sizes.update(zip(lb, b._data.shape))
-    res = _einsum_op(2, "TensordotBackward0").apply(a, b, spec=([la, lb], outl, sizes))
-    return _out(res, out)
-
-
-# ------------------------------------------------------------------------------------------------
-# kron and trace
-# ------------------------------------------------------------------------------------------------
-class KronBackward0(Op):
-    """``kron(a, b)``: ``a`` and ``b`` padded to one rank, interleaved as ``(a0, b0, a1, b1, ...)``."""
-
-    _saves = (0, 1)
-
-    def forward(self, a, b):
-        n = max(a.ndim, b.ndim)
-        A = a.reshape((1,) * (n - a.ndim) + a.shape)
-        B = b.reshape((1,) * (n - b.ndim) + b.shape)
-        self.saved = (A, B)
-        self.sa, self.sb = a.shape, b.shape
-        ai = A.reshape([s for d in A.shape for s in (d, 1)])
-        bi = B.reshape([s for d in B.shape for s in (1, d)])
-        return (ai * bi).reshape([x * y for x, y in zip(A.shape, B.shape)])
-
-    def backward(self, g):
-        A, B = self.saved
-        n = A.ndim
-        G = g.reshape([s for pair in zip(A.shape, B.shape) for s in pair])
-        ga = gb = None
-        if self._edges[0] is not None:
-            bi = B.reshape([s for d in B.shape for s in (1, d)])
-            ga = (G * bi).sum(axis=tuple(range(1, 2 * n, 2))).reshape(self.sa)
-        if self._edges[1] is not None:
-            ai = A.reshape([s for d in A.shape for s in (d, 1)])
-            gb = (G * ai).sum(axis=tuple(range(0, 2 * n, 2))).reshape(self.sb)
-        return ga, gb
-
-
-def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
-    """Kronecker product (``torch.kron``): shape ``input.shape[i] * other.shape[i]`` after padding the
-    lower-rank operand with leading 1s; dtypes promote as in ``mul``."""
-    a, b = _promote(input, other)
-    return _out(KronBackward0.apply(a, b), out)
-
-
-class TraceBackward0(Op):
     def forward(self, a):
-        self.shape = a.shape
-        return np.asarray(np.trace(a), dtype=a.dtype if a.dtype.kind in "fcV" else np.int64)
+        return np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()
 
     def backward(self, g):
-        gi = np.zeros(self.shape, g.dtype)
-        np.fill_diagonal(gi, g)
-        return gi
+        return np.zeros_like(g)
 
 
-def trace(input: Tensor) -> Tensor:
-    """Sum of the main diagonal of a 2-D tensor, a 0-d tensor (``torch.trace``); integer inputs give
-    int64. RuntimeError for non-matrices. Backward node: TraceBackward0."""
-    a = input._data
-    if a.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
-    if a.dtype == np.bool_:
-        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
-    return TraceBackward0.apply(input)
+
+def multi_dot(tensors, *, out=None) -> Tensor:
+    """The product of a chain of matrices in the cheapest order (``torch.linalg.multi_dot``); the
+    first may be 1-D (a row) and the last 1-D (a column). RuntimeError for fewer than 2 tensors,
+    other dims, mixed dtypes or mismatched shapes."""
+    ts = list(tensors)
+    if len(ts) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
+    for i, t in enumerate(ts):
+        nd = t._data.ndim
+        if (i in (0, len(ts) - 1) and nd not in (1, 2)):
+            which = "first" if i == 0 else "last"
+            raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got {nd}D")
+        if 0 < i < len(ts) - 1 and nd != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {nd}D")
+        if t._data.dtype != ts[0]._data.dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{_cname(ts[0]._data)} and tensor {i} {_cname(t._data)}")
+    first_vec, last_vec = ts[0]._data.ndim == 1, ts[-1]._data.ndim == 1
+    mats = [ts[0].unsqueeze(0) if first_vec else ts[0]] + ts[1:-1] + [ts[-1].unsqueeze(-1) if last_vec else ts[-1]]
+    for i in range(len(mats) - 1):
+        if mats[i]._data.shape[1] != mats[i + 1]._data.shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {list(ts[i]._data.shape)} and "
+                               f"{list(ts[i + 1]._data.shape)} cannot be multiplied")
+    dims = [m._data.shape[0] for m in mats] + [mats[-1]._data.shape[1]]
+    result = _chain(mats, _chain_order(dims), 0, len(mats) - 1)
+    if first_vec:
+        result = result.squeeze(0)
+    if last_vec:
+        result = result.squeeze(-1)
+    return result
+
+
+def _chain_order(dims):
+    """The classic matrix-chain dynamic program: split[i][j] is where to cut the product i..j."""
+    n = len(dims) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = float("inf")
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def _chain(mats, split, i, j):
+    if i == j:
+        return mats[i]
+    k = split[i][j]
+    return matmul(_chain(mats, split, i, k), _chain(mats, split, k + 1, j))

@@ -326,7 +326,7 @@ def logcumsumexp(input, dim, *, out=None):
 def cross(input, other, dim=None, *, out=None):
     """Cross product of 3-vectors along ``dim`` (``torch.cross``); ``dim=None`` picks the first dim
     of size 3 (with PyTorch's deprecation warning). Delegates to ``linalg.cross``."""
-    from .. import linalg
+    from . import linalg
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
                       "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "

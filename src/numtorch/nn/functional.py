@@ -357,7 +357,7 @@ def linear(input: Tensor, weight: Tensor, bias=None) -> Tensor:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(x.dtype)} != "
                            f"{_cname(other)}")
     if w.ndim == 1:  # a vector weight gives one output per row, without the trailing dim
-        from .._ops.linalg import matmul
+        from .._ops.matmul import matmul
         out = matmul(input, weight)
         return out if bias is None else _P.add(out, bias)
     if x.shape[-1] != w.shape[1]:

@@ -1,12 +1,14 @@
-"""Top-level linear algebra (``torch.det``, ``torch.svd``, ``torch.lu``, ``torch.triangular_solve``, ...).
+"""The pre-``torch.linalg`` conventions of top-level linear algebra (``torch.det``, ``torch.svd``,
+``torch.lu``, ``torch.triangular_solve``, ...), built on ``linalg.py``.
 
-Most are thin wrappers over ``numtorch.linalg`` (so gradients come from its ``Op``s) that apply the
-older top-level API's conventions: ``svd`` returns ``V`` (not ``Vh``), ``qr`` takes ``some``,
-``triangular_solve`` takes ``(b, A)`` with ``upper=True`` and returns a copy of ``A``, ``lu`` returns
-packed factors with int32 pivots. Ops missing from ``numtorch.linalg`` (matrix exponential, LU,
+Most are thin wrappers over ``linalg.py`` (so gradients come from its ``Op``s) that apply the older
+API's conventions: ``svd`` returns ``V`` (not ``Vh``), ``qr`` takes ``some``, ``triangular_solve`` takes
+``(b, A)`` with ``upper=True`` and returns a copy of ``A``, ``lu`` returns packed factors with int32
+pivots, ``chain_matmul`` takes the matrices as separate arguments. What ``linalg.py`` lacks (LU,
 triangular and Cholesky solves, Cholesky inverse, logdet) are ``Op`` subclasses named after PyTorch's
-backward nodes. Everything is batched over leading dims; the only Python loops run over the
-``n`` columns of a factorization, vectorized over the batch.
+backward nodes. Everything is batched over leading dims; the only Python loops run over the ``n``
+columns of a factorization, vectorized over the batch. Several of these warn once that they are
+deprecated, as PyTorch does.
 """
 from __future__ import annotations
 
@@ -16,13 +18,15 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
-from .. import linalg as _la
-from . import linalg as _mm
+from . import linalg as _la
 from ._util import unbroadcast
+from .linalg import matrix_exp  # torch.matrix_exp is torch.linalg.matrix_exp
+from .matmul import _aname, matmul
+from .rearrange import tril, triu
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp", "cholesky", "svd",
            "qr", "lu", "lu_unpack", "lu_solve", "triangular_solve", "cholesky_solve", "cholesky_inverse",
-           "addbmm", "chain_matmul"]
+           "chain_matmul"]
 
 _mT = _la._mT
 SlogdetResult = _la._result("slogdet", "sign logabsdet")
@@ -67,11 +71,7 @@ class LogdetBackward0(Op):
 
     def backward(self, g):
         (a,) = self.saved
-        try:
-            ainv = np.linalg.inv(a)
-        except np.linalg.LinAlgError:
-            ainv = np.linalg.pinv(a)
-        return np.asarray(g)[..., None, None] * _mT(ainv)
+        return np.asarray(g)[..., None, None] * _mT(_la._inv_or_pinv(a))
 
 
 def logdet(input: Tensor) -> Tensor:
@@ -95,42 +95,6 @@ def pinverse(input: Tensor, rcond=1e-15) -> Tensor:
 def matrix_power(input: Tensor, n: int) -> Tensor:
     """``torch.matrix_power``: alias of ``torch.linalg.matrix_power``."""
     return _la.matrix_power(input, n)
-
-
-# ------------------------------------------------------------------------------------------------
-# matrix exponential
-# ------------------------------------------------------------------------------------------------
-def _expm(a):
-    from scipy.linalg import expm
-    return np.asarray(expm(a), a.dtype) if a.shape[-1] else a.copy()
-
-
-class LinalgMatrixExpBackward0(Op):
-    """``dA = L(A^T, G)``, the Frechet derivative of exp at ``A^T`` in direction ``G``: the upper-right
-    block of ``exp([[A^T, G], [0, A^T]])``."""
-
-    _saves = (0,)
-
-    def forward(self, a):
-        self.saved = (a,)
-        return _expm(a)
-
-    def backward(self, g):
-        (a,) = self.saved
-        n = a.shape[-1]
-        at = _mT(a)
-        big = np.zeros(np.broadcast_shapes(a.shape, g.shape)[:-2] + (2 * n, 2 * n), a.dtype)
-        big[..., :n, :n] = at
-        big[..., n:, n:] = at
-        big[..., :n, n:] = g
-        return _expm(big)[..., :n, n:]
-
-
-def matrix_exp(input: Tensor) -> Tensor:
-    """``torch.matrix_exp`` / ``torch.linalg.matrix_exp``: exponential of each ``(*, n, n)`` matrix
-    (Pade approximation with scaling and squaring). RuntimeError for non-float/non-square input."""
-    _la._check(input, "linalg.matrix_exp", square=True)
-    return LinalgMatrixExpBackward0.apply(input)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -276,7 +240,6 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data=True, unpack_pivot
     empty = _make(np.zeros((0,), a.dtype))
     low = up = perm = empty
     if unpack_data:
-        from .rearrange import tril, triu
         low = tril(LU_data[..., :, :k], -1) + _make(np.eye(m, k, dtype=a.dtype))
         up = triu(LU_data[..., :k, :])
     if unpack_pivots:
@@ -299,7 +262,7 @@ def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor, *, out=None) -> Tens
                            f"({LU_data._data.shape[-2]}x{LU_data._data.shape[-1]} and "
                            f"{b._data.shape[-2]}x{b._data.shape[-1]})")
     perm, low, up = lu_unpack(LU_data, LU_pivots)
-    y = _mm.matmul(perm.mT, b)
+    y = matmul(perm.mT, b)
     y = TriangularSolveBackward0.apply(y, low, upper=False, transpose=False, unitri=True)[0]
     return TriangularSolveBackward0.apply(y, up, upper=True, transpose=False, unitri=False)[0]
 
@@ -371,7 +334,7 @@ def _check_pair(b, A, fn):
                            f"2 dimensions.")
     if b._data.dtype != A._data.dtype:
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
-                           f"{_la._tname(b._data)} and A of type {_la._tname(A._data)} instead.")
+                           f"{_aname(b._data)} and A of type {_aname(A._data)} instead.")
     _la._check(A, fn, square=True)
     if A._data.shape[-1] != b._data.shape[-2]:
         raise RuntimeError(f"Incompatible matrix sizes for {fn}: each A matrix is {A._data.shape[-1]} by "
@@ -449,31 +412,8 @@ def cholesky_inverse(L: Tensor, upper=False, *, out=None) -> Tensor:
 
 
 # ------------------------------------------------------------------------------------------------
-# products
+# chain_matmul: the old spelling of linalg.multi_dot
 # ------------------------------------------------------------------------------------------------
-def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
-    """``torch.addbmm``: ``beta * input + alpha * sum_b batch1[b] @ batch2[b]``; ``batch1`` ``(B, n, m)``,
-    ``batch2`` ``(B, m, p)``, ``input`` broadcastable to ``(n, p)``. One matmul over the folded
-    batch: ``batch1`` as ``(n, B*m)`` times ``batch2`` as ``(B*m, p)``."""
-    a, b = batch1._data, batch2._data
-    if a.ndim != 3:
-        raise RuntimeError("batch1 must be a 3D tensor")
-    if b.ndim != 3:
-        raise RuntimeError("batch2 must be a 3D tensor")
-    if a.shape[0] != b.shape[0]:
-        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {a.shape[0]} and "
-                           f"{b.shape[0]}")
-    if a.shape[2] != b.shape[1]:
-        raise RuntimeError(f"Incompatible matrix sizes for bmm ({a.shape[1]}x{a.shape[2]} and "
-                           f"{b.shape[1]}x{b.shape[2]})")
-    m1 = batch1.transpose(0, 1).reshape(a.shape[1], a.shape[0] * a.shape[2])
-    m2 = batch2.reshape(b.shape[0] * b.shape[1], b.shape[2])
-    return _mm.addmm(input, m1, m2, beta=beta, alpha=alpha, out=out)
-
-
-addbmm_ = _mm._inplace_of(addbmm, "addbmm_")
-
-
 def chain_matmul(*matrices, out=None) -> Tensor:
     """``torch.chain_matmul`` (deprecated, warns once): the product of 2-D matrices in the cheapest
     order (``torch.linalg.multi_dot``); one matrix is returned as a copy."""
