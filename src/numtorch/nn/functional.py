@@ -9,11 +9,11 @@ from ..autograd.grad_mode import is_grad_enabled as _is_grad_enabled
 
 # ======== convolution, pooling, padding, fold/unfold, interpolation ========
 # The kernels and their argument checks live in _ops/conv.py (convolution, padding, fold/unfold) and
-# _ops/pooling.py (pooling, unpooling, interpolate, pixel shuffle); torch.nn.functional.conv2d is
+# _ops/pooling.py (pooling, unpooling) and _ops/resample.py (interpolate, pixel shuffle); F.conv2d is
 # torch.conv2d in PyTorch too, so those are re-exported as they are.
 from .._ops import pooling as _pool  # noqa: E402
 from .._ops.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d, fold, pad, unfold  # noqa: E402,F401
-from .._ops.pooling import interpolate, pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
+from .._ops.resample import interpolate, pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -105,6 +105,7 @@ import warnings as _warnings
 
 import numpy as _np
 
+from .._ops import distance as _D
 from .._ops import losses as _L
 from .._ops import nn_ops as _N
 from .._ops import norm_ops as _Nm
@@ -806,7 +807,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
                           reduce=None, reduction: str = "mean") -> Tensor:
     """``1 - cos(x1, x2)`` for ``y = 1``, ``max(0, cos - margin)`` for ``y = -1`` (``F.cosine_embedding_loss``)."""
     reduction = _reduction(size_average, reduce, reduction)
-    cos = _Nm.CosineSimilarityBackward.apply(input1, input2, dim=input1.dim() - 1, eps=1e-12)
+    cos = _D.CosineSimilarityBackward.apply(input1, input2, dim=input1.dim() - 1, eps=1e-12)
     pos = _P.sub(1.0, cos)
     neg = _P.clamp(_P.sub(cos, margin), min=0.0)
     y, dt = target._data, cos._data.dtype
@@ -836,22 +837,22 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
                         reduction: str = "mean") -> Tensor:
     """``max(d(a, p) - d(a, n) + margin, 0)`` with pairwise distances (``F.triplet_margin_loss``)."""
     reduction = _reduction(size_average, reduce, reduction)
-    d_pos = _Nm.pairwise_distance(anchor, positive, p, eps)
-    d_neg = _Nm.pairwise_distance(anchor, negative, p, eps)
+    d_pos = _D.pairwise_distance(anchor, positive, p, eps)
+    d_neg = _D.pairwise_distance(anchor, negative, p, eps)
     if swap:
-        d_neg = _P.minimum(d_neg, _Nm.pairwise_distance(positive, negative, p, eps))
+        d_neg = _P.minimum(d_neg, _D.pairwise_distance(positive, negative, p, eps))
     loss = _P.clamp(_P.add(_P.sub(d_pos, d_neg), margin), min=0.0)
     return _reduce_t(loss, reduction)
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """Cosine similarity along ``dim`` with broadcasting (``F.cosine_similarity``)."""
-    return _Nm.cosine_similarity(x1, x2, dim, eps)
+    return _D.cosine_similarity(x1, x2, dim, eps)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """``||x1 - x2 + eps||_p`` along the last dim (``F.pairwise_distance``)."""
-    return _Nm.pairwise_distance(x1, x2, p, eps, keepdim)
+    return _D.pairwise_distance(x1, x2, p, eps, keepdim)
 
 
 # ---- attention ----------------------------------------------------------------------------------
@@ -862,7 +863,11 @@ scaled_dot_product_attention = _N.scaled_dot_product_attention
 from .._ops.margin_losses import (hinge_embedding_loss, multi_margin_loss, multilabel_margin_loss,  # noqa: E402,F401
                                   multilabel_soft_margin_loss)
 from .._ops.embedding_bag import embedding_bag  # noqa: E402,F401
-from .._ops.extra_layers import channel_shuffle, local_response_norm, lp_pool1d, lp_pool2d, pdist  # noqa: E402,F401
+from .._ops.resample import channel_shuffle  # noqa: E402,F401
+from .._ops.norm_ops import local_response_norm  # noqa: E402,F401
+from .._ops.pooling import lp_pool1d, lp_pool2d  # noqa: E402,F401
+from .._ops.distance import pdist  # noqa: E402,F401
 from .._ops.nn_ops import gumbel_softmax  # noqa: E402,F401
-from .._ops.conv3d import (adaptive_avg_pool3d, adaptive_max_pool3d, adaptive_max_pool3d_with_indices,  # noqa: E402,F401
-                          avg_pool3d, conv3d, conv_transpose3d, max_pool3d, max_pool3d_with_indices)
+from .._ops.conv import conv3d, conv_transpose3d  # noqa: E402,F401
+from .._ops.pooling import (adaptive_avg_pool3d, adaptive_max_pool3d, adaptive_max_pool3d_with_indices,  # noqa: E402,F401
+                            avg_pool3d, max_pool3d, max_pool3d_with_indices)
