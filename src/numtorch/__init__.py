@@ -31,6 +31,7 @@ from ._ops.rearrange import *  # noqa: F401,F403
 from ._ops.indexing import *  # noqa: F401,F403
 from ._ops.conv import *  # noqa: F401,F403
 from ._ops.nn_ops import *  # noqa: F401,F403
+from ._ops.embedding import *  # noqa: F401,F403
 from ._ops.norm_ops import *  # noqa: F401,F403
 from ._ops.losses import *  # noqa: F401,F403
 from ._ops.special import *  # noqa: F401,F403
