@@ -31,12 +31,13 @@ from ._ops.rearrange import *  # noqa: F401,F403
 from ._ops.indexing import *  # noqa: F401,F403
 from ._ops.conv import *  # noqa: F401,F403
 from ._ops.nn_ops import *  # noqa: F401,F403
+from ._ops.embedding import *  # noqa: F401,F403
 from ._ops.norm_ops import *  # noqa: F401,F403
 from ._ops.losses import *  # noqa: F401,F403
 from ._ops.special import *  # noqa: F401,F403
 from ._ops.complex_ops import *  # noqa: F401,F403
-from ._ops.extra_layers import channel_shuffle, pdist  # noqa: E402,F401
-from ._ops.conv3d import conv3d, conv_transpose3d  # noqa: E402,F401
+from ._ops.resample import channel_shuffle  # noqa: E402,F401
+from ._ops.distance import *  # noqa: E402,F401,F403
 from ._ops.math_extra import *  # noqa: E402,F401,F403
 from ._ops.reduction_extra import *  # noqa: E402,F401,F403
 from ._ops.linalg_legacy import *  # noqa: E402,F401,F403

@@ -1,90 +1,32 @@
-"""Convolution, pooling, padding, fold/unfold and resampling ops (ATen's ``convolution``, ``max_pool2d``,
-``im2col``, ``upsample_*`` ...), vectorized on NumPy.
+"""Convolution, padding and fold/unfold ops (ATen's ``convolution``, ``constant_pad_nd``, ``im2col`` ...),
+vectorized on NumPy over 1, 2 or 3 spatial dims.
 
-The two kernels everything is built from:
-
-* ``_im2col``: the kernel windows of a padded input as ONE ``sliding_window_view``, copied once into a
-  contiguous ``(N, C, *kernel, *out)`` array, so that a convolution is a single batched GEMM
-  (``np.matmul``) with the weight viewed as ``(groups, C_out/groups, C_in/groups * prod(kernel))``.
-* ``_col2im``: the adjoint, summing columns back into the padded input with one strided ``+=`` per
-  kernel offset (``kh * kw`` vectorized adds, never a loop over batch, channels or positions).
-
-A convolution's backward is ``col2im(W^T @ grad)`` for the input and ``grad @ cols^T`` for the weight;
-a transposed convolution runs the same two kernels the other way round. Pooling reads the same
-windows; its backward scatters through the argmax indices. Public entry points check arguments with
-PyTorch's messages; ``nn/functional.py`` exposes them with PyTorch's signatures.
+A convolution is ``_im2col`` (one ``sliding_window_view`` copied once to ``(N, C, *kernel, *out)``
+columns, see ``_window.py``) and a single batched GEMM (``np.matmul``) with the weight viewed as
+``(groups, C_out/groups, C_in/groups * prod(kernel))``. Its backward is ``col2im(W^T @ grad)`` for
+the input and ``grad @ cols^T`` for the weight; a transposed convolution runs the same two kernels
+the other way round. One ``ConvolutionBackward0`` Op serves every rank, as in ATen; ``conv1d`` to
+``conv3d`` only add their weight-rank checks. Public entry points check arguments with PyTorch's
+messages; ``nn/functional.py`` exposes them with PyTorch's signatures.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
+from .._dtype import from_np
 from .._tensor import Tensor
 from ..autograd.function import Op
+from ._window import _check_tensor, _col2im, _crop, _im2col, _pad_const
 
-__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "convolution"]
-
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-               "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-_SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int"}
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+           "convolution"]
 
 
 # ------------------------------------------------------------------------------------------------
 # array kernels
 # ------------------------------------------------------------------------------------------------
-def _pad_const(x, pads, value=0):
-    """``x`` with its trailing ``len(pads)`` axes padded by ``(lo, hi)`` pairs (non-negative) of ``value``."""
-    if not any(lo or hi for lo, hi in pads):
-        return x
-    nd = len(pads)
-    shape = x.shape[:-nd] + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[-nd:], pads))
-    out = np.zeros(shape, x.dtype) if value == 0 else np.full(shape, value, x.dtype)
-    out[(Ellipsis,) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape[-nd:], pads))] = x
-    return out
-
-
-def _windows(xp, ksize, stride, dil):
-    """View ``(..., *out, *ksize)`` of the (dilated, strided) kernel windows over the trailing axes."""
-    nd = len(ksize)
-    span = tuple((k - 1) * d + 1 for k, d in zip(ksize, dil))
-    v = sliding_window_view(xp, span, axis=tuple(range(xp.ndim - nd, xp.ndim)))
-    return v[(Ellipsis,) + tuple(slice(None, None, s) for s in stride) + tuple(slice(None, None, d) for d in dil)]
-
-
-def _im2col(xp, ksize, stride, dil, out_sp=None):
-    """Contiguous columns ``(N, C, *ksize, *out)`` of padded ``xp`` (N, C, *S): one window view, one copy."""
-    nd = len(ksize)
-    win = _windows(xp, ksize, stride, dil)
-    if out_sp is not None:  # keep only the first ``out_sp`` positions
-        win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_sp)]
-    perm = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
-    return np.ascontiguousarray(win.transpose(perm))
-
-
-def _offset_slices(k, stride, dil, out_sp):
-    """Slices of the padded input read by kernel offset ``k`` for every output position."""
-    return (Ellipsis,) + tuple(slice(ki * d, ki * d + s * (o - 1) + 1, s)
-                               for ki, d, s, o in zip(k, dil, stride, out_sp))
-
-
-def _col2im(cols, padded_shape, ksize, stride, dil):
-    """Adjoint of ``_im2col``: sum columns ``(N, C, *ksize, *out)`` into a zero array of ``padded_shape``."""
-    nd = len(ksize)
-    out_sp = cols.shape[2 + nd:]
-    dx = np.zeros(padded_shape, cols.dtype)
-    for k in np.ndindex(*ksize):
-        dx[_offset_slices(k, stride, dil, out_sp)] += cols[(slice(None), slice(None)) + k]
-    return dx
-
-
-def _crop(x, pads):
-    """Inverse of padding by ``(lo, hi)`` pairs on the trailing axes (a view)."""
-    nd = len(pads)
-    return x[(Ellipsis,) + tuple(slice(lo, s - hi) for s, (lo, hi) in zip(x.shape[-nd:], pads))]
-
-
 def _conv_forward(x, w, pads, stride, dil, groups):
     """x (N, C, *S), w (O, C/g, *K) -> out (N, O, *out), cols (N, g, C/g*prod(K), L)."""
     n, nd, o = x.shape[0], x.ndim - 2, w.shape[0]
@@ -211,15 +153,6 @@ def _ntuple(v, n, name):
     return (int(v),) * n
 
 
-def _type_name(a):
-    return f"torch.{_TYPE_NAMES.get(a.dtype.name, a.dtype.name)}Tensor"
-
-
-def _check_tensor(t, fn, arg="input"):
-    if not isinstance(t, Tensor):
-        raise TypeError(f"{fn}(): argument '{arg}' must be Tensor, not {type(t).__name__}")
-
-
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     """``torch.convolution``: the N-d (direct or transposed) convolution every ``conv*`` function calls.
 
@@ -254,8 +187,9 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         raise RuntimeError(f"Given {given}, weight of size {list(w.shape)}, expected input{list(xs)} to have "
                            f"{want} channels, but got {xs[1]} channels instead")
     if x.dtype != w.dtype:
-        raise RuntimeError(f"Input type ({_type_name(x)}) and weight type ({_type_name(w)}) should be the same "
-                           f"or input should be a MKLDNN tensor and weight is a dense tensor")
+        raise RuntimeError(f"Input type ({from_np(x.dtype)._tensor_type}) and weight type "
+                           f"({from_np(w.dtype)._tensor_type}) should be the same or input should be a MKLDNN "
+                           f"tensor and weight is a dense tensor")
     cout = w.shape[1] * groups if transposed else w.shape[0]
     if bias is not None:
         _check_tensor(bias, fn, "bias")
@@ -264,9 +198,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
             raise RuntimeError(f"Given {given} of size {list(w.shape)}, expected bias to be 1-dimensional with "
                                f"{cout} elements, but got bias of size {list(bias._data.shape)} instead")
         if bias._data.dtype != x.dtype:
-            raise RuntimeError(f"Input type ({_SCALAR_NAMES.get(x.dtype.name, x.dtype.name)}) and bias type "
-                               f"({_SCALAR_NAMES.get(bias._data.dtype.name, bias._data.dtype.name)}) should be "
-                               f"the same")
+            raise RuntimeError(f"Input type ({from_np(x.dtype)._cpp_name}) and bias type "
+                               f"({from_np(bias._data.dtype)._cpp_name}) should be the same")
     span = tuple(d * (k - 1) + 1 for d, k in zip(dilation, w.shape[2:]))
     if isinstance(padding, str):
         if padding == "valid":
@@ -343,6 +276,50 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise RuntimeError(f"conv_transpose2d: expected a 4-D weight, but got weight of size {list(weight.shape)}")
     _no_str_padding(padding, "conv_transpose2d")
     return convolution(input, weight, bias, stride, padding, dilation, True, output_padding, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-d cross-correlation (``torch.nn.functional.conv3d``, ``torch.conv3d``).
+
+    input (N, C_in, D, H, W) or unbatched (C_in, D, H, W); weight (C_out, C_in/groups, kD, kH, kW);
+    bias (C_out,) or None -> (N, C_out, D_out, H_out, W_out) with
+    ``D_out = (D + 2p - d(kD-1) - 1) // s + 1`` (H, W alike). ``stride``, ``padding`` and ``dilation``
+    are ints or 3-tuples; ``padding`` may be "valid" or "same" (stride 1 only). Same dtype as the input.
+
+    Raises RuntimeError for a weight that is not 5-D, an input that is not 4-D/5-D, a channel count
+    that does not match ``weight.shape[1] * groups``, groups not dividing C_out, mixed dtypes, and a
+    kernel larger than the padded input (PyTorch's messages; see ``conv.convolution``).
+    """
+    if isinstance(weight, Tensor) and weight.ndim != 5:
+        raise RuntimeError(f"conv3d: expected a 5-D weight (C_out, C_in/groups, kD, kH, kW), but got weight of "
+                           f"size {list(weight.shape)}")
+    _check_dtypes(input, weight)
+    return convolution(input, weight, bias, stride, padding, dilation, False, 0, groups)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """3-d transposed convolution (``torch.nn.functional.conv_transpose3d``), the gradient of ``conv3d``
+    with respect to its input.
+
+    input (N, C_in, D, H, W) or (C_in, D, H, W); weight (C_in, C_out/groups, kD, kH, kW) ->
+    (N, C_out, D_out, H_out, W_out), ``D_out = (D-1)s - 2p + d(kD-1) + output_padding + 1`` (H, W alike).
+    ``output_padding`` must be smaller than the stride or the dilation.
+
+    Raises TypeError for a string ``padding``; RuntimeError for a weight that is not 5-D, an input
+    whose channels differ from ``weight.shape[0]``, a too large ``output_padding`` or an empty output.
+    """
+    if isinstance(weight, Tensor) and weight.ndim != 5:
+        raise RuntimeError(f"conv_transpose3d: expected a 5-D weight, but got weight of size {list(weight.shape)}")
+    _no_str_padding(padding, "conv_transpose3d")
+    _check_dtypes(input, weight)
+    return convolution(input, weight, bias, stride, padding, dilation, True, output_padding, groups)
+
+
+def _check_dtypes(input, weight):
+    """PyTorch's 3-d kernels report an input/weight dtype mismatch in their own words."""
+    if isinstance(input, Tensor) and isinstance(weight, Tensor) and input._data.dtype != weight._data.dtype:
+        a, b = (from_np(t._data.dtype)._aten_name for t in (input, weight))
+        raise RuntimeError(f"expected scalar type {a} but found {b}")
 
 
 def _no_str_padding(padding, fn):
@@ -478,24 +455,24 @@ class ReflectionPad1DBackward0(_EdgePad):
     mode = "reflect"
 
 
-class ReflectionPad2DBackward0(_EdgePad):
-    mode = "reflect"
+class ReflectionPad2DBackward0(ReflectionPad1DBackward0):
+    pass
 
 
-class ReflectionPad3DBackward0(_EdgePad):
-    mode = "reflect"
+class ReflectionPad3DBackward0(ReflectionPad1DBackward0):
+    pass
 
 
 class ReplicationPad1DBackward0(_EdgePad):
     mode = "edge"
 
 
-class ReplicationPad2DBackward0(_EdgePad):
-    mode = "edge"
+class ReplicationPad2DBackward0(ReplicationPad1DBackward0):
+    pass
 
 
-class ReplicationPad3DBackward0(_EdgePad):
-    mode = "edge"
+class ReplicationPad3DBackward0(ReplicationPad1DBackward0):
+    pass
 
 
 class CircularPadBackward0(_EdgePad):

@@ -1,32 +1,31 @@
-"""Neural-network kernels: activations, softmax, linear, embedding, dropout, attention.
+"""Neural-network kernels: activations, softmax, linear, dropout, attention.
 
 Each kernel is an ``Op`` with a hand-derived backward on ndarrays, fused so that a layer costs one
 node in the graph and few temporaries (the makemore MLP and a GPT step run through these). The
 public functional forms with PyTorch's argument checking live in ``numtorch/nn/functional.py``;
 this module's ``__all__`` is what ``torch.*`` exposes (``torch.softmax``, ``torch.dropout``, ...).
-Normalization kernels are in ``norm_ops.py`` and loss kernels in ``losses.py``.
+Normalization kernels are in ``norm_ops.py``, loss kernels in ``losses.py`` and embeddings in ``embedding.py``.
 """
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
+from .._dtype import from_np
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ..autograd.grad_mode import _State, no_grad
 from ._util import bump, erf_np, sum_lastdim, unbroadcast, wrap_dim
 
 __all__ = ["softmax", "log_softmax", "dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout",
-           "embedding", "prelu", "selu", "celu", "threshold", "hardshrink", "bilinear"]
-
-_TITLE = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-
+           "prelu", "selu", "celu", "threshold", "hardshrink", "bilinear"]
 
 def require_float(t: Tensor, kernel: str):
     """PyTorch's NotImplementedError for a floating-only kernel called on an integer tensor."""
     if t._data.dtype.kind not in "fcV":
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_TITLE.get(str(t._data.dtype), t.dtype)}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{from_np(t._data.dtype)._aten_name}\'')
 
 
 # ================================================================================================
@@ -382,13 +381,14 @@ class SoftmaxBackward0(Op):
     """``exp(x - max) / sum``; backward ``y * (g - sum(g * y))`` along ``dim``."""
 
     _saves = ("out",)
+    _kernel = staticmethod(_softmax_np)
 
     def forward(self, x, dim):
         self.dim = dim
         if x.ndim == 0 or not x.size:  # a 0-d tensor is softmaxed as a 1-element vector
-            out = x.copy() if not x.size else _softmax_np(x.reshape(1), 0).reshape(())
+            out = x.copy() if not x.size else self._kernel(x.reshape(1), 0).reshape(())
         else:
-            out = _softmax_np(x, dim)
+            out = self._kernel(x, dim)
         self.saved = out
         return out
 
@@ -401,19 +401,10 @@ class SoftmaxBackward0(Op):
         return gy
 
 
-class LogSoftmaxBackward0(Op):
+class LogSoftmaxBackward0(SoftmaxBackward0):
     """``x - max - log(sum(exp(x - max)))``; backward ``g - exp(y) * sum(g)`` along ``dim``."""
 
-    _saves = ("out",)
-
-    def forward(self, x, dim):
-        self.dim = dim
-        if x.ndim == 0 or not x.size:
-            out = x.copy() if not x.size else _log_softmax_np(x.reshape(1), 0).reshape(())
-        else:
-            out = _log_softmax_np(x, dim)
-        self.saved = out
-        return out
+    _kernel = staticmethod(_log_softmax_np)
 
     def backward(self, g):
         y = self.saved
@@ -427,7 +418,7 @@ def _softmax_prep(input, dim, dtype, kernel):
         from .pointwise import cast
         input = cast(input, dtype)
     if input._data.dtype.kind not in "fV":
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_TITLE.get(str(input._data.dtype))}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{from_np(input._data.dtype)._aten_name}\'')
     d = wrap_dim(int(dim), input._data.ndim)
     return input, d
 
@@ -520,76 +511,6 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias=None) -> Tenso
     if bias is None:
         return TrilinearBackward0.apply(input1, input2, weight)
     return TrilinearBackward0.apply(input1, input2, weight, bias)
-
-
-# ================================================================================================
-# embedding
-# ================================================================================================
-class EmbeddingBackward0(Op):
-    """Row lookup ``weight[indices]``; backward accumulates rows of the gradient per index.
-
-    Accumulation uses a one-hot matrix product when ``num_embeddings * n`` is small (fastest for
-    character- and BPE-sized vocabularies), and a sort plus segmented sum otherwise.
-    """
-
-    def forward(self, w, indices, padding_idx, scale_grad_by_freq):
-        self.idx = indices
-        self.wshape = w.shape
-        self.padding_idx, self.freq = padding_idx, scale_grad_by_freq
-        return w[indices]
-
-    def backward(self, g):
-        v, d = self.wshape
-        idx = self.idx.reshape(-1)
-        g2 = g.reshape(-1, d)
-        if self.freq:
-            counts = np.bincount(idx, minlength=v)
-            g2 = g2 / counts[idx].astype(g.dtype)[:, None]
-        if v * idx.size <= 1 << 22:
-            onehot = np.zeros((v, idx.size), g.dtype)
-            onehot[idx, np.arange(idx.size)] = 1
-            gw = onehot @ g2
-        else:
-            order = np.argsort(idx, kind="stable")
-            s = idx[order]
-            starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-            gw = np.zeros((v, d), g.dtype)
-            gw[s[starts]] = np.add.reduceat(g2[order], starts, axis=0)
-        if self.padding_idx is not None:
-            gw[self.padding_idx] = 0
-        return gw
-
-
-def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
-              sparse: bool = False) -> Tensor:
-    """``torch.embedding(weight, indices)``: rows of ``weight`` (``(V, D)``) at integer ``indices`` (any shape).
-
-    Returns ``indices.shape + (D,)``. ``padding_idx`` (``-1``/None for none) gets no gradient. RuntimeError
-    for non-integer indices, IndexError ("index out of range in self") for indices outside ``[0, V)``.
-    """
-    idx = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
-    if idx.dtype.kind not in "iu" or idx.dtype.itemsize < 4:
-        name = indices.type() if isinstance(indices, Tensor) else str(idx.dtype)
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {name} instead (while checking arguments for embedding)")
-    v = weight._data.shape[0]
-    if idx.size and (idx.min() < 0 or idx.max() >= v):
-        raise IndexError("index out of range in self")
-    pad = None if padding_idx is None or padding_idx < 0 else int(padding_idx)
-    return EmbeddingBackward0.apply(weight, indices=idx, padding_idx=pad, scale_grad_by_freq=bool(scale_grad_by_freq))
-
-
-def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
-    """Rescale in place the rows of ``weight`` used by ``indices`` whose ``norm_type``-norm exceeds ``max_norm``."""
-    rows = np.unique(indices._data if isinstance(indices, Tensor) else np.asarray(indices))
-    w = weight._data
-    norms = np.linalg.norm(w[rows], ord=norm_type, axis=1)
-    big = norms > max_norm
-    if big.any():
-        r = rows[big]
-        w[r] *= (max_norm / (norms[big] + 1e-7)).astype(w.dtype)[:, None]
-        bump(weight)
-    return weight
 
 
 # ================================================================================================
@@ -794,7 +715,6 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     """
     from ..random import exponential_
     if eps != 1e-10:
-        import warnings
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     noise = exponential_(_make(np.empty(logits.shape, logits._data.dtype)))
     gumbels = -noise.log()

@@ -1,8 +1,10 @@
-"""Normalization kernels: layer, batch, group, instance and RMS norm; normalize, cosine similarity, distance.
+"""Normalization kernels: layer, batch, group, instance and RMS norm; ``normalize`` (with the vector
+p-norm helpers ``distance.py`` shares) and local response norm.
 
 Each is one fused ``Op``: the forward makes the normalized ``xhat`` once (saved for backward with
 the reciprocal std), and the backward is the closed form
 ``dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))`` over the normalized axes.
+``local_response_norm`` follows PyTorch's Python definition op by op (square, pad, average pool, ...).
 Public functional forms with PyTorch's checks are in ``numtorch/nn/functional.py``.
 """
 from __future__ import annotations
@@ -13,7 +15,12 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import bump, sum_lastdim, unbroadcast
+from . import pointwise as _P
+from . import shape as _S
+from ._util import bump, sum_lastdim
+from ._window import _check_tensor
+from .conv import pad
+from .pooling import avg_pool
 
 def _in_float32(op, input, *tensors, **options):
     """Run ``op`` in float32 for 16-bit inputs and round the result back, as PyTorch computes norms."""
@@ -24,8 +31,7 @@ def _in_float32(op, input, *tensors, **options):
     up = [None if t is None else cast(t, np.float32) for t in (input, *tensors)]
     return cast(op.apply(*up, **options), input._data.dtype)
 
-__all__ = ["layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm", "cosine_similarity",
-           "pairwise_distance"]
+__all__ = ["layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -360,7 +366,7 @@ def instance_norm(input: Tensor, weight=None, bias=None, running_mean=None, runn
 
 
 # ------------------------------------------------------------------------------------------------
-# vector norms along a dim: normalize, cosine_similarity, pairwise_distance
+# vector norms along a dim: normalize (cosine_similarity, pairwise_distance and pdist in distance.py)
 # ------------------------------------------------------------------------------------------------
 def _pnorm(x, p, axis, keepdims=True):
     if p == 2:
@@ -416,104 +422,29 @@ class NormalizeBackward(Op):
         return np.moveaxis(gx, -1, self.dim)
 
 
-def _clamp_ratio(r, n, eps):
-    """``clamped / raw`` norm (0 where the raw norm is 0), or None when no norm was clamped.
+# ------------------------------------------------------------------------------------------------
+# local response normalization
+# ------------------------------------------------------------------------------------------------
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """``F.local_response_norm``: ``x / (k + alpha * mean(x^2 over `size` neighbouring channels))^beta``.
 
-    PyTorch clamps the norms in place under no_grad, so its backward differentiates the unclamped
-    norm: where a norm is clamped the gradient uses ``x / |x|`` (``u * ratio``), not ``x / eps``.
+    ``input`` is ``(N, C, *)`` with at least 3 dims; the channel window for channel ``c`` is
+    ``[c - size // 2, c + (size - 1) // 2]``, zero-padded at the ends, and the mean always divides by
+    ``size`` (PyTorch pads the squares and average-pools them). An empty input is returned as is.
+    ValueError for fewer than 3 dims; RuntimeError (from the pooling) for ``size < 1``.
     """
-    if (r >= eps).all():
-        return None
-    return np.where(r > 0, n / np.where(r > 0, r, 1), 0)
-
-
-class CosineSimilarityBackward(Op):
-    """``sum(x1/|x1| * x2/|x2|)`` along ``dim`` (norms clamped to ``eps``), inputs broadcast."""
-
-    _saves = (0, 1)
-
-    def forward(self, a, b, dim, eps):
-        self.sa, self.sb, self.dim = a.shape, b.shape, dim
-        a, b = np.broadcast_arrays(a, b)
-        am, bm = np.moveaxis(a, dim, -1), np.moveaxis(b, dim, -1)
-        ra, rb = _pnorm(am, 2, -1), _pnorm(bm, 2, -1)
-        na = np.maximum(ra, eps).astype(a.dtype, copy=False)
-        nb = np.maximum(rb, eps).astype(a.dtype, copy=False)
-        u, v = am / na, bm / nb
-        cos = np.einsum("...i,...i->...", u, v)
-        self.saved = (u, v, na, nb, cos, _clamp_ratio(ra, na, eps), _clamp_ratio(rb, nb, eps))
-        return cos
-
-    def backward(self, g):
-        u, v, na, nb, cos, ka, kb = self.saved
-        gk = (g * np.ones_like(cos))[..., None]
-        c = cos[..., None]
-        ga = gb = None
-        if self._edges[0] is not None:
-            ua = u if ka is None else (u * ka).astype(u.dtype, copy=False)
-            ga = unbroadcast(np.moveaxis(gk * (v - c * ua) / na, -1, self.dim), self.sa)
-        if self._edges[1] is not None:
-            vb = v if kb is None else (v * kb).astype(v.dtype, copy=False)
-            gb = unbroadcast(np.moveaxis(gk * (u - c * vb) / nb, -1, self.dim), self.sb)
-        return ga, gb
-
-
-def _check_broadcast(sa, sb):
-    """PyTorch's RuntimeError naming the first dim where shapes ``sa`` and ``sb`` do not broadcast."""
-    n = max(len(sa), len(sb))
-    a, b = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
-    for i in range(n):
-        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
-            raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
-                               f"non-singleton dimension {i}")
-
-
-def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    """``torch.cosine_similarity``: cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast)."""
-    from ._util import wrap_dim
-    nd = max(x1._data.ndim, x2._data.ndim)
-    _check_broadcast(x1._data.shape, x2._data.shape)
-    if x1._data.dtype.kind not in "fc" and x2._data.dtype.kind not in "fc":
-        from .nn_ops import _TITLE
-        common = np.result_type(x1._data.dtype, x2._data.dtype)
-        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
-                           f"{_TITLE.get(str(common), common)}")
-    return CosineSimilarityBackward.apply(x1, x2, dim=wrap_dim(dim, nd), eps=eps)
-
-
-class PairwiseDistanceBackward(Op):
-    """``||x1 - x2 + eps||_p`` along the last dim."""
-
-    _saves = (0, 1)
-
-    def forward(self, a, b, p, eps, keepdim):
-        d = a - b
-        d += eps
-        n = _pnorm(d, p, -1)
-        self.saved, self.n, self.p, self.sa, self.sb, self.keepdim = d, n, p, a.shape, b.shape, keepdim
-        return n if keepdim else n[..., 0]
-
-    def backward(self, g):
-        if self.p == 0:  # PyTorch's norm backward gives no gradient for p=0 (the inputs' .grad stays None)
-            return None, None
-        gk = g if self.keepdim else g[..., None]
-        gd = gk * _pnorm_grad(self.saved, self.n, self.p)
-        ga = unbroadcast(gd, self.sa) if self._edges[0] is not None else None
-        gb = unbroadcast(-gd, self.sb) if self._edges[1] is not None else None
-        return ga, gb
-
-
-def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
-    """``torch.pairwise_distance``: the ``p``-norm of ``x1 - x2 + eps`` along the last dim (broadcast).
-
-    Integer inputs give the default float dtype (as ``x1 - x2 + eps`` does); 0-d inputs a 0-d result.
-    RuntimeError when the shapes do not broadcast.
-    """
-    _check_broadcast(x1._data.shape, x2._data.shape)
-    if x1._data.dtype.kind not in "fc" and x2._data.dtype.kind not in "fc":
-        from .._dtype import get_default_dtype
-        from .pointwise import cast
-        x1, x2 = cast(x1, get_default_dtype().np), cast(x2, get_default_dtype().np)
-    if x1._data.ndim == 0 and x2._data.ndim == 0:  # the norm of one number, over its only (implicit) dim
-        return PairwiseDistanceBackward.apply(x1.reshape(1), x2.reshape(1), p=float(p), eps=eps, keepdim=False)
-    return PairwiseDistanceBackward.apply(x1, x2, p=float(p), eps=eps, keepdim=bool(keepdim))
+    _check_tensor(input, "local_response_norm", position=1)
+    dim = input._data.ndim
+    if dim < 3:  # PyTorch's message, its odd spacing included
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
+    if input._data.size == 0:
+        return input
+    sizes = input._data.shape
+    # PyTorch pools (N, 1, C, L) with a (size, 1) window for 3-d inputs and (N, 1, C, H, rest) with a
+    # (size, 1, 1) one otherwise; both are a window along C alone, so one 2-d pooling covers every rank
+    div = _S.reshape(_P.mul(input, input), (sizes[0], 1, sizes[1], -1))
+    div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+    div = avg_pool(div, 2, (size, 1), stride=1)
+    div = _S.reshape(div, sizes)
+    div = _P.pow(_P.add(_P.mul(div, alpha), k), beta)
+    return _P.div(input, div)

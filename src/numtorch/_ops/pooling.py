@@ -1,23 +1,31 @@
-"""Pooling, unpooling, resampling (``interpolate``) and pixel shuffle ops, vectorized on NumPy.
+"""Pooling ops over 1, 2 or 3 spatial dims: max, average, adaptive, power-average (LP) pooling and max
+unpooling, vectorized on NumPy.
 
-Kin of ``conv.py``, whose window helpers they share: max pooling reads the kernel windows of the padded
-input as one ``sliding_window_view`` (one copy to ``(N, C, *out, prod(k))``, one ``argmax``) and its
-backward scatters through the argmax's flat per-plane indices (the indices PyTorch returns); average
-pooling sums one strided slice per kernel offset. Adaptive average pooling and linear/nearest
-resampling are separable: per spatial axis a small ``(out, in)`` matrix (or two gathers), and
-backward multiplies by its transpose. Entry points check arguments with PyTorch's messages;
+Every Op is N-d and registered under ATen's per-rank node names. Max pooling reads the kernel windows
+of the padded input as one ``sliding_window_view`` (``_window.py``; one copy to ``(prod(k), N, C,
+*out)`` and a running max) and its backward scatters through the argmax's flat per-plane indices
+(the indices PyTorch returns); average pooling sums one strided slice per kernel offset. Adaptive
+average pooling is separable: per spatial axis a small ``(out, in)`` matrix, and backward multiplies
+by its transpose. LP pooling follows PyTorch's Python definition op by op. Entry points check
+arguments with PyTorch's messages (the 3-d ones in ATen's own order and words, ``pool3d_shape_check``);
 ``nn/functional.py`` exposes them with PyTorch's signatures.
 """
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
+from .._dtype import from_np
+from .._tensor import Tensor
 from ..autograd.function import Op
-from .conv import _check_tensor, _crop, _offset_slices, _pad_const, _windows
+from . import pointwise as _P
+from ._window import _along, _check_tensor, _crop, _offset_slices, _pad_const, _windows
 
-__all__: list = []
+__all__: list = []  # torch.max_pool3d etc. are not exposed at top level (nor are the 2-d ones)
+
+
 # ------------------------------------------------------------------------------------------------
 # pooling
 # ------------------------------------------------------------------------------------------------
@@ -139,6 +147,10 @@ class MaxPool2DWithIndicesBackward0(_MaxPool):
     pass
 
 
+class MaxPool3DWithIndicesBackward0(_MaxPool):
+    pass
+
+
 class _AvgPool(Op):
     """Average pooling: window sums by one strided add per kernel offset, divided per output position."""
 
@@ -185,6 +197,10 @@ class AvgPool1DBackward0(_AvgPool):
 
 
 class AvgPool2DBackward0(_AvgPool):
+    pass
+
+
+class AvgPool3DBackward0(_AvgPool):
     pass
 
 
@@ -263,6 +279,118 @@ def avg_pool(input, nd, kernel_size, stride=None, padding=0, ceil_mode=False, co
                     count_include_pad=count_include_pad, divisor_override=divisor_override)
 
 
+# 3-d pooling checks: ATen's order (argument lengths, rank, per-dim output sizes, pool3d_shape_check)
+def _avg_tuple(v, what, default=None):
+    """avg_pool3d's argument as a 3-tuple; its length messages differ from max_pool3d's."""
+    if isinstance(v, (list, tuple)) and len(v) not in (1, 3) and not (what == "stride" and len(v) == 0):
+        form = "be omitted, a single int," if what == "stride" else "be a single int,"
+        raise RuntimeError(f"avg_pool3d: {what} must {form} or a tuple of three ints")
+    return _pool_tuple(v, 3, "avg_pool3d", what, default)
+
+
+def _half(a):
+    """C++ integer division by 2 (rounds toward zero)."""
+    return -(-a // 2) if a < 0 else a // 2
+
+
+def _pool3d_setup(input, k, st, pad, dil, ceil_mode, avg):
+    """Rank, output size and ``pool3d_shape_check`` as ATen; returns the output's (D, H, W)."""
+    x = input._data
+    if x.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    sp = x.shape[-3:]
+    out_sp = []
+    for s, ki, si, p, d in zip(sp, k, st, pad, dil):  # ATen's pooling_output_shape, dim by dim
+        if si == 0:
+            raise RuntimeError("stride should not be zero")
+        if p < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+        if p > _half((ki - 1) * d + 1):
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
+                               f"kernel_size={ki} and dilation={d}")
+        out_sp.append(_pool_out_size(s, ki, si, p, d, ceil_mode))
+    if any(i <= 0 for i in k):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kT: {k[0]} kH: {k[1]} kW: {k[2]}")
+    if any(i <= 0 for i in st):
+        raise RuntimeError(f"stride should be greater than zero, but got dT: {st[0]} dH: {st[1]} dW: {st[2]}")
+    if any(i <= 0 for i in dil):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {dil[0]} dilationH: {dil[1]} "
+                           f"dilationW: {dil[2]}")
+    for i in range(x.ndim == 5, x.ndim):  # the batch dim alone may be empty
+        if x.shape[i] == 0:
+            name = "avg_pool3d()" if avg else "max_pool3d_with_indices_out_cpu_template()"
+            raise RuntimeError(f"{name}: Expected input's non-batch dimensions to have positive length, but input "
+                               f"has a shape of {list(x.shape)} and non-batch dimension 0 has length zero!")
+    if avg and any(s < ki for s, ki in zip(sp, k)):
+        raise RuntimeError(f"input image (T: {sp[0]} H: {sp[1]} W: {sp[2]}) smaller than kernel size "
+                           f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})")
+    if any(p > ki // 2 for p, ki in zip(pad, k)):
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got kT: {k[0]} kW: "
+                           f"{k[2]} kH: {k[1]} padT: {pad[0]} padW: {pad[2]} padH: {pad[1]}")
+    if any(o < 1 for o in out_sp):
+        c = x.shape[-4]
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, (c,) + sp))}). Calculated output size: "
+                           f"({'x'.join(map(str, [c] + out_sp))}). Output size is too small")
+    return tuple(out_sp)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """3-d max pooling (``torch.nn.functional.max_pool3d``).
+
+    input (N, C, D, H, W) or (C, D, H, W), any real dtype -> same dtype
+    (N, C, D_out, H_out, W_out), ``D_out = floor_or_ceil((D + 2p - d(k-1) - 1) / s) + 1`` (H, W alike).
+    ``stride`` defaults to ``kernel_size``; padding is -inf and at most half the effective kernel;
+    with ``ceil_mode`` the last window must start inside the input or the left padding. With
+    ``return_indices`` also returns int64 flat indices into each D*H*W plane (for ``max_unpool3d``).
+    Ties go to the first element of a window and NaN propagates, as in PyTorch.
+
+    Raises RuntimeError with PyTorch's messages for arguments that are not an int or a 3-tuple, an
+    input that is not 4-D/5-D or has an empty non-batch dim, zero/negative kernel, stride or
+    dilation, too much padding and an empty output.
+    """
+    fn = "max_pool3d"
+    _check_tensor(input, fn)
+    k = _pool_tuple(kernel_size, 3, fn, "kernel_size")
+    st = _pool_tuple(stride, 3, fn, "stride", default=k)
+    pad = _pool_tuple(padding, 3, fn, "padding")
+    dil = _pool_tuple(dilation, 3, fn, "dilation")
+    out_sp = _pool3d_setup(input, k, st, pad, dil, ceil_mode, avg=False)
+    return MaxPool3DWithIndicesBackward0.apply(input, kernel_size=k, stride=st, padding=pad, dilation=dil,
+                                               out_sp=out_sp, return_indices=bool(return_indices))
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    """``max_pool3d`` returning ``(values, int64 indices)`` (``F.max_pool3d_with_indices``)."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """3-d average pooling (``torch.nn.functional.avg_pool3d``).
+
+    input (N, C, D, H, W) or (C, D, H, W) -> (N, C, D_out, H_out, W_out) with max_pool3d's sizes
+    (dilation 1). Zero padding counts in the divisor iff ``count_include_pad``; ``divisor_override``
+    (non-zero) replaces the divisor. Integer inputs give truncated integer means, as in PyTorch.
+
+    Raises RuntimeError as max_pool3d, plus a zero ``divisor_override`` and a kernel larger than the
+    unpadded input ("input image ... smaller than kernel size", as ATen checks).
+    """
+    fn = "avg_pool3d"
+    _check_tensor(input, fn)
+    k = _avg_tuple(kernel_size, "kernel_size")
+    st = _avg_tuple(stride, "stride", default=k)
+    pad = _avg_tuple(padding, "padding")
+    if input._data.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    out_sp = _pool3d_setup(input, k, st, pad, (1, 1, 1), ceil_mode, avg=True)
+    return AvgPool3DBackward0.apply(input, kernel_size=k, stride=st, padding=pad, out_sp=out_sp,
+                                    ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+                                    divisor_override=divisor_override)
+
+
 # ------------------------------------------------------------------------------------------------
 # adaptive pooling
 # ------------------------------------------------------------------------------------------------
@@ -277,13 +405,6 @@ def _adaptive_matrix(s, o, dtype):
     j = np.arange(s)
     inside = (j >= start[:, None]) & (j < end[:, None])
     return (inside / np.maximum(end - start, 1)[:, None]).astype(dtype)
-
-
-def _along(x, m, axis):
-    """Apply matrix ``m`` (out, in) along ``axis`` of ``x`` (one matmul)."""
-    if axis == x.ndim - 1:
-        return np.matmul(x, m.T)
-    return np.moveaxis(np.matmul(np.moveaxis(x, axis, -1), m.T), -1, axis)
 
 
 class _AdaptiveAvg(Op):
@@ -306,6 +427,10 @@ class AdaptiveAvgPool1DBackward0(_AdaptiveAvg):
 
 
 class AdaptiveAvgPool2DBackward0(_AdaptiveAvg):
+    pass
+
+
+class AdaptiveAvgPool3DBackward0(_AdaptiveAvg):
     pass
 
 
@@ -360,6 +485,10 @@ class AdaptiveMaxPool2DBackward0(_AdaptiveMax):
     pass
 
 
+class AdaptiveMaxPool3DBackward0(_AdaptiveMax):
+    pass
+
+
 def _adaptive_setup(input, nd, fn, output_size):
     _check_tensor(input, fn)
     x = input._data
@@ -401,6 +530,92 @@ def adaptive_max_pool(input, nd, output_size, return_indices=False):
     out = _adaptive_setup(input, nd, fn, output_size)
     op = AdaptiveMaxPool2DBackward0 if nd == 2 else AdaptiveMaxPool1DBackward0
     return op.apply(input, out_sp=out, return_indices=bool(return_indices))
+
+
+
+def _with_default(output_size, shape):
+    """F's ``_list_with_default``: ``None`` entries keep the input's size; ValueError for too few dims."""
+    if not isinstance(output_size, (list, tuple)):
+        return (int(output_size),) * 3
+    if len(shape) <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    tail = shape[len(shape) - len(output_size):]
+    return tuple(d if o is None else int(o) for o, d in zip(output_size, tail))
+
+
+def _nonempty(x, fn):
+    for i in range(1, x.ndim):
+        if x.shape[i] == 0:
+            raise RuntimeError(f"{fn}(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                               f"sizes {list(x.shape)} with dimension {i} being empty")
+
+
+def _no_int(x, fn):
+    if x.dtype.kind not in "fc":
+        name = from_np(x.dtype)._aten_name  # PyTorch's name: 'Long', 'Int', ...
+        raise NotImplementedError(f"\"{fn}_cpu\" not implemented for '{name}'")
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """3-d adaptive average pooling (``torch.nn.functional.adaptive_avg_pool3d``).
+
+    input (N, C, D, H, W) or (C, D, H, W), floating -> (.., oD, oH, oW); output position i averages
+    input positions ``[floor(i*S/o), ceil((i+1)*S/o))`` per dim. ``output_size`` is an int or a
+    3-tuple whose ``None`` entries keep the input size; an output of (1, 1, 1) is ``mean`` over the
+    last three dims (its node is ``MeanBackward1``, as in PyTorch).
+
+    Raises ValueError for a tuple longer than the input's dims minus one; RuntimeError for a tuple of
+    another length, negative sizes, a rank other than 4/5 or an empty non-batch dim;
+    NotImplementedError for integer input.
+    """
+    fn = "adaptive_avg_pool3d"
+    _check_tensor(input, fn)
+    x = input._data
+    out = _with_default(output_size, x.shape)
+    if len(out) != 3:
+        raise RuntimeError(f"{fn}: output_size must be 3")
+    if any(o < 0 for o in out):
+        raise RuntimeError(f"{fn}: elements of output_size must be greater than or equal to 0 but received "
+                           f"{{{out[0]}, {out[1]},{out[2]}}}")
+    if out == (1, 1, 1):
+        return input.mean(dim=(-1, -2, -3), keepdim=True)
+    _nonempty(x, fn)
+    if x.ndim not in (4, 5):
+        raise RuntimeError(f"{fn}(): Expected 4D or 5D tensor, but got {list(x.shape)}")
+    _no_int(x, fn)
+    return AdaptiveAvgPool3DBackward0.apply(input, out_sp=out)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """3-d adaptive max pooling (``torch.nn.functional.adaptive_max_pool3d``).
+
+    input (N, C, D, H, W) or (C, D, H, W), floating -> (.., oD, oH, oW) maxima over the adaptive
+    windows of ``adaptive_avg_pool3d`` [, int64 flat indices into each D*H*W plane]. ``None`` in
+    ``output_size`` keeps that input size.
+
+    Raises ValueError for a tuple longer than the input's dims minus one; RuntimeError for a rank
+    other than 4/5, an empty non-batch dim, a tuple of another length or negative sizes;
+    NotImplementedError for integer input.
+    """
+    fn = "adaptive_max_pool3d"
+    _check_tensor(input, fn)
+    x = input._data
+    out = _with_default(output_size, x.shape)
+    if x.ndim not in (4, 5):
+        raise RuntimeError(f"{fn}(): Expected 4D or 5D tensor, but got: {list(x.shape)}")
+    _nonempty(x, fn)
+    if len(out) != 3:
+        raise RuntimeError(f"{fn}(): internal error: output_size.size() must be 3")
+    if any(o < 0 for o in out):
+        bad = next(o for o in out if o < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {list(x.shape[:-3] + out)}")
+    _no_int(x, fn)
+    return AdaptiveMaxPool3DBackward0.apply(input, out_sp=out, return_indices=bool(return_indices))
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    """``adaptive_max_pool3d`` returning ``(values, int64 indices)`` (``F.adaptive_max_pool3d_with_indices``)."""
+    return adaptive_max_pool3d(input, output_size, True)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -466,226 +681,67 @@ def max_unpool(input, indices, nd, kernel_size, stride=None, padding=0, output_s
 
 
 # ------------------------------------------------------------------------------------------------
-# interpolate
+# power-average pooling
 # ------------------------------------------------------------------------------------------------
-def _nearest_plan(n_in, n_out, scale, exact):
-    """Source index of every output position, computed in float32 as ATen does."""
-    if n_out == n_in and not exact:
-        return np.arange(n_out)
-    if n_out == 2 * n_in and not exact:
-        return np.arange(n_out) >> 1
-    sc = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
-    dst = np.arange(n_out, dtype=np.float32) + (np.float32(0.5) if exact else np.float32(0))
-    return np.minimum(np.floor(dst * sc).astype(np.int64), n_in - 1)
+class PowBackward0(Op):
+    """LP pooling's tail ``(window * sign(s) * relu(|s|)) ** inv_p`` for the float window averages ``s``.
 
-
-def _linear_plan(n_in, n_out, scale, align_corners, dt):
-    """(i0, i1, lambda0, lambda1) per output position, in the input's float type as ATen does."""
-    dt = np.dtype(dt).type
-    if align_corners:
-        sc = dt(n_in - 1) / dt(n_out - 1) if n_out > 1 else dt(0)
-        src = np.arange(n_out, dtype=dt) * sc
-    else:
-        sc = dt(1.0 / scale) if scale else dt(n_in) / dt(n_out)
-        src = np.maximum(sc * (np.arange(n_out, dtype=dt) + dt(0.5)) - dt(0.5), dt(0))
-    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
-    i1 = np.minimum(i0 + 1, n_in - 1)
-    l1 = np.clip(src - i0.astype(dt), dt(0), dt(1))
-    return i0, i1, dt(1) - l1, l1
-
-
-class _Resample(Op):
-    """Separable resampling: per spatial axis a gather (nearest) or two weighted gathers (linear)."""
-
-    def forward(self, x, *, plans):
-        nd = len(plans)
-        self.plans, self.in_sp = plans, x.shape[-nd:]
-        for i in reversed(range(nd)):  # last axis first, as ATen's inner loop
-            ax, p = x.ndim - nd + i, plans[i]
-            if len(p) == 1:
-                x = np.take(x, p[0], axis=ax)
-            else:
-                i0, i1, l0, l1 = p
-                sh = (-1,) + (1,) * (nd - 1 - i)
-                x = np.take(x, i0, axis=ax) * l0.reshape(sh) + np.take(x, i1, axis=ax) * l1.reshape(sh)
-        return x
-
-    def backward(self, g):
-        nd = len(self.plans)
-        for i in range(nd):
-            p, n_in = self.plans[i], self.in_sp[i]
-            m = np.zeros((len(p[0]), n_in), g.dtype)  # the (out, in) resampling matrix of this axis
-            rows = np.arange(len(p[0]))
-            if len(p) == 1:
-                m[rows, p[0]] = 1
-            else:
-                np.add.at(m, (rows, p[0]), p[2])
-                np.add.at(m, (rows, p[1]), p[3])
-            g = _along(g, m.T, g.ndim - nd + i)
-        return g
-
-
-class UpsampleNearest1DBackward0(_Resample):
-    pass
-
-
-class UpsampleNearest2DBackward0(_Resample):
-    pass
-
-
-class UpsampleNearest3DBackward0(_Resample):
-    pass
-
-
-class UpsampleLinear1DBackward0(_Resample):
-    pass
-
-
-class UpsampleBilinear2DBackward0(_Resample):
-    pass
-
-
-class UpsampleTrilinear3DBackward0(_Resample):
-    pass
-
-
-_LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
-
-
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                recompute_scale_factor=None, antialias=False):
-    """``F.interpolate`` for 3-D/4-D/5-D input (N, C, *S): modes "nearest", "nearest-exact", "linear"
-    (3-D), "bilinear" (4-D), "trilinear" (5-D) and "area" (adaptive average pooling).
-
-    Output size is ``size`` or ``floor(S * scale_factor)``; a given ``scale_factor`` is also the scale
-    used for source coordinates unless ``recompute_scale_factor``. Raises ValueError for both/neither of
-    size and scale_factor, mismatched lengths or ``align_corners`` with a non-interpolating mode;
-    NotImplementedError for "bicubic", ``antialias`` and unknown modes.
+    Named after the last node of PyTorch's op chain. Its gradient is that chain's: ``g * inv_p *
+    t ** (inv_p - 1) * window`` with ``t`` the base, and exactly 0 where ``s == 0`` (PyTorch's relu
+    backward masks the infinite slope of ``pow`` there); NaN where ``t < 0`` and ``inv_p`` is fractional.
     """
-    _check_tensor(input, "interpolate")
-    x = input._data
-    nd = x.ndim - 2
-    modes = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
-    if mode not in modes or nd not in (1, 2, 3):
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {x.ndim}D) for "
-                                  f"the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
-                                  f"nearest-exact (got {mode})")
-    if mode in ("nearest", "area", "nearest-exact"):
-        if align_corners is not None:
-            raise ValueError("align_corners option can only be set with the interpolating modes: "
-                             "linear | bilinear | bicubic | trilinear")
-    elif align_corners is None:
-        align_corners = False
-    if size is not None and scale_factor is not None:
-        raise ValueError("only one of size or scale_factor should be defined")
-    if size is not None:
-        out_sp = tuple(int(s) for s in size) if isinstance(size, (list, tuple)) else (int(size),) * nd
-        if len(out_sp) != nd:
-            raise ValueError(f"Input and output must have the same number of spatial dimensions, but got input with "
-                             f"spatial dimensions of {list(x.shape[2:])} and output size of {size}. Please provide "
-                             f"input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
-                             f"format.")
-        scales = (None,) * nd
-    elif scale_factor is not None:
-        scales = tuple(float(s) for s in scale_factor) if isinstance(scale_factor, (list, tuple)) \
-            else (float(scale_factor),) * nd
-        if len(scales) != nd:
-            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
-                             f"with spatial dimensions of {list(x.shape[2:])} and scale_factor of shape "
-                             f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
-                             f"scale_factor in (s1, s2, ...,sK) format.")
-        out_sp = tuple(int(math.floor(s * f)) for s, f in zip(x.shape[2:], scales))
-        if recompute_scale_factor:
-            scales = (None,) * nd
-    else:
-        raise ValueError("either size or scale_factor should be defined")
-    if antialias:
-        raise NotImplementedError("numtorch: interpolate(antialias=True) is not implemented")
-    if mode == "area":
-        return adaptive_avg_pool(input, nd, out_sp) if nd < 3 else _not_impl(mode, nd)
-    if mode == "bicubic":
-        return _not_impl(mode, nd)
-    if mode in _LINEAR:
-        if _LINEAR[mode] != nd:
-            raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs {_LINEAR[mode] + 2}D input")
-        if x.dtype.kind != "f":
-            raise NotImplementedError(f"\"upsample_{mode}{nd}d\" not implemented for '{input.dtype}'")
-        plans = tuple(_linear_plan(s, o, sc, align_corners, x.dtype) for s, o, sc in zip(x.shape[2:], out_sp, scales))
-        op = (UpsampleLinear1DBackward0, UpsampleBilinear2DBackward0, UpsampleTrilinear3DBackward0)[nd - 1]
-    else:
-        plans = tuple((_nearest_plan(s, o, sc, mode == "nearest-exact"),)
-                      for s, o, sc in zip(x.shape[2:], out_sp, scales))
-        op = (UpsampleNearest1DBackward0, UpsampleNearest2DBackward0, UpsampleNearest3DBackward0)[nd - 1]
-    return op.apply(input, plans=plans)
 
-
-def _not_impl(mode, nd):
-    raise NotImplementedError(f"numtorch: interpolate mode '{mode}' is not implemented for {nd + 2}D input")
-
-
-# ------------------------------------------------------------------------------------------------
-# pixel shuffle
-# ------------------------------------------------------------------------------------------------
-def _shuffle(x, r):
-    *lead, c, h, w = x.shape
-    y = x.reshape(tuple(lead) + (c // (r * r), r, r, h, w))
-    n = len(lead)
-    y = y.transpose(tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))  # (.., C, H, r, W, r)
-    return y.reshape(tuple(lead) + (c // (r * r), h * r, w * r))
-
-
-def _unshuffle(x, r):
-    *lead, c, h, w = x.shape
-    y = x.reshape(tuple(lead) + (c, h // r, r, w // r, r))
-    n = len(lead)
-    y = y.transpose(tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))  # (.., C, r, r, H/r, W/r)
-    return y.reshape(tuple(lead) + (c * r * r, h // r, w // r))
-
-
-class PixelShuffleBackward0(Op):
-    def forward(self, x, *, r):
-        self.r = r
-        return _shuffle(x, r)
+    def forward(self, s, window, inv_p):
+        t = np.sign(s) * np.abs(s)  # s itself, with -0.0 and NaN treated as PyTorch's chain does
+        t *= window
+        self.saved = (s, t)
+        self.window, self.inv_p = window, inv_p
+        with np.errstate(divide="ignore", invalid="ignore"):  # NaN for negative bases, as PyTorch
+            return t ** inv_p
 
     def backward(self, g):
-        return _unshuffle(g, self.r)
+        s, t = self.saved
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gs = g * (self.inv_p * t ** (self.inv_p - 1))
+        gs *= self.window
+        gs[s == 0] = 0
+        return gs, None, None
 
 
-class PixelUnshuffleBackward0(Op):
-    def forward(self, x, *, r):
-        self.r = r
-        return _unshuffle(x, r)
-
-    def backward(self, g):
-        return _shuffle(g, self.r)
-
-
-def pixel_shuffle(input, upscale_factor):
-    """(*, C*r^2, H, W) -> (*, C, H*r, W*r) (``F.pixel_shuffle``); RuntimeError if C is not divisible by r^2."""
-    _check_tensor(input, "pixel_shuffle")
-    x, r = input._data, int(upscale_factor)
-    if x.ndim < 3:
-        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{x.ndim} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
-    if x.shape[-3] % (r * r):
-        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
-                           f"upscale_factor, but input.size(-3)={x.shape[-3]} is not divisible by {r * r}")
-    return PixelShuffleBackward0.apply(input, r=r)
+def _lp_pool(input, nd, norm_type, kernel_size, stride, ceil_mode, window):
+    """``(sum over each window of x^p)^(1/p)`` as PyTorch computes it: ``avg_pool(x^p) * window`` with
+    ``sign(s) * relu(|s|)`` in between (so a zero sum gets a zero gradient); ``p = +-inf`` is a max pool
+    of ``|x|`` (of ``-|x|``, negated)."""
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool(_P.abs(input), nd, kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return _P.neg(max_pool(_P.neg(_P.abs(input)), nd, kernel_size, stride, 0, 1, ceil_mode))
+    out = avg_pool(_P.pow(input, norm_type), nd, kernel_size, stride, 0, ceil_mode)
+    if not isinstance(window, numbers.Number):  # lp_pool1d multiplies by kernel_size itself
+        raise TypeError(f"mul(): argument 'other' (position 1) must be Tensor, not {type(window).__name__}")
+    if out._data.dtype.kind in "fV":
+        return PowBackward0.apply(out, window, 1.0 / norm_type)
+    # integer windows (PyTorch's truncating average pool): the op chain itself, no gradient involved
+    out = _P.mul(_P.mul(_P.sign(out), _P.relu(_P.abs(out))), window)
+    return _P.pow(out, 1.0 / norm_type)
 
 
-def pixel_unshuffle(input, downscale_factor):
-    """(*, C, H*r, W*r) -> (*, C*r^2, H, W) (``F.pixel_unshuffle``); RuntimeError if H or W is not divisible by r."""
-    _check_tensor(input, "pixel_unshuffle")
-    x, r = input._data, int(downscale_factor)
-    if x.ndim < 3:
-        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
-                           f"{x.ndim} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
-    for name, d in (("height", -2), ("width", -1)):
-        if x.shape[d] % r:
-            raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
-                               f"input.size({d})={x.shape[d]} is not divisible by {r}")
-    return PixelUnshuffleBackward0.apply(input, r=r)
+def lp_pool1d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    """``F.lp_pool1d``: power-average pooling of ``(N, C, L)`` or ``(C, L)``; ``(sum_window x^p)^(1/p)``.
+
+    ``kernel_size`` is an int (a tuple raises TypeError, as in PyTorch); ``stride`` defaults to it; no
+    padding. ``p = 1`` is sum pooling, ``p = inf`` max pooling of ``|x|``. Windows whose sum of ``x^p``
+    is negative (odd ``p``) give NaN, as in PyTorch. RuntimeError for bad pooling arguments or ranks.
+    """
+    _check_tensor(input, "lp_pool1d", position=1)
+    return _lp_pool(input, 1, norm_type, kernel_size, stride, ceil_mode, kernel_size)
+
+
+def lp_pool2d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    """``F.lp_pool2d``: power-average pooling of ``(N, C, H, W)`` or ``(C, H, W)`` over ``kernel_size``
+    (int or pair) windows; ``stride`` defaults to ``kernel_size``; no padding. ValueError for a kernel
+    that is not one or two ints; RuntimeError for bad pooling arguments or ranks."""
+    _check_tensor(input, "lp_pool2d", position=1)
+    kw, kh = tuple(kernel_size) if isinstance(kernel_size, (list, tuple)) else (kernel_size, kernel_size)
+    return _lp_pool(input, 2, norm_type, kernel_size, stride, ceil_mode, kw * kh)

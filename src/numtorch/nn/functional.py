@@ -9,11 +9,11 @@ from ..autograd.grad_mode import is_grad_enabled as _is_grad_enabled
 
 # ======== convolution, pooling, padding, fold/unfold, interpolation ========
 # The kernels and their argument checks live in _ops/conv.py (convolution, padding, fold/unfold) and
-# _ops/pooling.py (pooling, unpooling, interpolate, pixel shuffle); torch.nn.functional.conv2d is
+# _ops/pooling.py (pooling, unpooling) and _ops/resample.py (interpolate, pixel shuffle); F.conv2d is
 # torch.conv2d in PyTorch too, so those are re-exported as they are.
 from .._ops import pooling as _pool  # noqa: E402
 from .._ops.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d, fold, pad, unfold  # noqa: E402,F401
-from .._ops.pooling import interpolate, pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
+from .._ops.resample import interpolate, pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -105,11 +105,15 @@ import warnings as _warnings
 
 import numpy as _np
 
+from .._dtype import from_np as _from_np
+from .._ops import distance as _D
+from .._ops import embedding as _E
 from .._ops import losses as _L
 from .._ops import nn_ops as _N
 from .._ops import norm_ops as _Nm
 from .._ops import pointwise as _P
 from .._ops._util import prep2 as _prep2
+from .._ops.losses import _reduction
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import no_grad as _no_grad
 
@@ -354,8 +358,8 @@ def linear(input: Tensor, weight: Tensor, bias=None) -> Tensor:
                            f"{list(x.shape)} and weight {list(w.shape)}")
     if x.dtype != w.dtype or (bias is not None and bias._data.dtype != x.dtype):
         other = w.dtype if x.dtype != w.dtype else bias._data.dtype
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(x.dtype)} != "
-                           f"{_cname(other)}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_from_np(x.dtype)._cpp_name} != "
+                           f"{_from_np(other)._cpp_name}")
     if w.ndim == 1:  # a vector weight gives one output per row, without the trailing dim
         from .._ops.matmul import matmul
         out = matmul(input, weight)
@@ -372,10 +376,6 @@ def linear(input: Tensor, weight: Tensor, bias=None) -> Tensor:
                            f"({b.shape[-1]}) at non-singleton dimension 1.  Target sizes: "
                            f"[{x.size // max(x.shape[-1], 1)}, {w.shape[0]}].  Tensor sizes: {list(b.shape)}")
     return _N.AddmmBackward0.apply(input, weight, bias)
-
-
-def _cname(d):
-    return {"float32": "float", "float64": "double", "float16": "c10::Half"}.get(str(d), str(d))
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias=None) -> Tensor:
@@ -403,8 +403,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, no
         padding_idx = -1
     if max_norm is not None:
         with _no_grad():
-            _N.embedding_renorm_(weight, input, max_norm, norm_type)
-    return _N.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+            _E.embedding_renorm_(weight, input, max_norm, norm_type)
+    return _E.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
@@ -455,7 +455,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     """``x / max(||x||_p, eps)`` along ``dim`` (``F.normalize``)."""
     if input._data.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                           f"{_N._TITLE.get(str(input._data.dtype))}")
+                           f"{_from_np(input._data.dtype)._aten_name}")
     from .._ops._util import wrap_dim
     res = _Nm.NormalizeBackward.apply(input, p=float(p), dim=wrap_dim(dim, input.dim()), eps=eps)
     return res if out is None else _P.copy_(out, res)
@@ -541,19 +541,6 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
 
 
 # ---- losses -------------------------------------------------------------------------------------
-def _reduction(size_average, reduce, reduction):
-    """PyTorch's mapping of the legacy ``size_average``/``reduce`` flags, with its deprecation warning."""
-    if size_average is not None or reduce is not None:
-        sa = True if size_average is None else size_average
-        red = True if reduce is None else reduce
-        reduction = "none" if not red else ("mean" if sa else "sum")
-        _warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' "
-                       f"instead.", stacklevel=3)
-    if reduction not in _L.REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return reduction
-
-
 def _size_warning(input, target):
     if input.shape != target.shape:
         _warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
@@ -655,7 +642,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None,
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     if target._data.dtype.kind not in "fcV":
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{_N._TITLE.get(str(target._data.dtype)) or _tname(target._data)}")
+                           f"{_from_np(target._data.dtype)._aten_name}")
     x, y = _pair(input, target)
     return _L.BinaryCrossEntropyWithLogitsBackward0.apply(x, y, weight, pos_weight, reduction=reduction)
 
@@ -664,7 +651,7 @@ def _class_targets(input, target, weight):
     """Validate class-index targets for ``cross_entropy``/``nll_loss``; returns (target array, weight array)."""
     x, t = input._data, target._data
     if t.dtype not in (_np.int64, _np.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_N._TITLE.get(str(t.dtype)) or _tname(t)}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_from_np(t.dtype)._aten_name}")
     if x.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {x.ndim})")
     if x.ndim == 1 and t.ndim != 0 or x.ndim >= 2 and (t.ndim == 0 or t.shape[0] != x.shape[0]):
@@ -690,10 +677,6 @@ def _class_targets(input, target, weight):
                                f"weight tensor of shape: {list(weight.shape)}")
         w = weight._data.reshape(c).astype(x.dtype, copy=False)
     return t.astype(_np.int64, copy=False), w, c
-
-
-def _tname(arr):
-    return {"float32": "Float", "float64": "Double", "float16": "Half"}.get(str(arr.dtype), str(arr.dtype))
 
 
 def _check_bounds(t, c, ignore_index):
@@ -806,7 +789,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
                           reduce=None, reduction: str = "mean") -> Tensor:
     """``1 - cos(x1, x2)`` for ``y = 1``, ``max(0, cos - margin)`` for ``y = -1`` (``F.cosine_embedding_loss``)."""
     reduction = _reduction(size_average, reduce, reduction)
-    cos = _Nm.CosineSimilarityBackward.apply(input1, input2, dim=input1.dim() - 1, eps=1e-12)
+    cos = _D.CosineSimilarityBackward.apply(input1, input2, dim=input1.dim() - 1, eps=1e-12)
     pos = _P.sub(1.0, cos)
     neg = _P.clamp(_P.sub(cos, margin), min=0.0)
     y, dt = target._data, cos._data.dtype
@@ -836,22 +819,22 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
                         reduction: str = "mean") -> Tensor:
     """``max(d(a, p) - d(a, n) + margin, 0)`` with pairwise distances (``F.triplet_margin_loss``)."""
     reduction = _reduction(size_average, reduce, reduction)
-    d_pos = _Nm.pairwise_distance(anchor, positive, p, eps)
-    d_neg = _Nm.pairwise_distance(anchor, negative, p, eps)
+    d_pos = _D.pairwise_distance(anchor, positive, p, eps)
+    d_neg = _D.pairwise_distance(anchor, negative, p, eps)
     if swap:
-        d_neg = _P.minimum(d_neg, _Nm.pairwise_distance(positive, negative, p, eps))
+        d_neg = _P.minimum(d_neg, _D.pairwise_distance(positive, negative, p, eps))
     loss = _P.clamp(_P.add(_P.sub(d_pos, d_neg), margin), min=0.0)
     return _reduce_t(loss, reduction)
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """Cosine similarity along ``dim`` with broadcasting (``F.cosine_similarity``)."""
-    return _Nm.cosine_similarity(x1, x2, dim, eps)
+    return _D.cosine_similarity(x1, x2, dim, eps)
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """``||x1 - x2 + eps||_p`` along the last dim (``F.pairwise_distance``)."""
-    return _Nm.pairwise_distance(x1, x2, p, eps, keepdim)
+    return _D.pairwise_distance(x1, x2, p, eps, keepdim)
 
 
 # ---- attention ----------------------------------------------------------------------------------
@@ -859,10 +842,14 @@ scaled_dot_product_attention = _N.scaled_dot_product_attention
 
 
 # ---- families added later; each line is owned by one family ----
-from .._ops.margin_losses import (hinge_embedding_loss, multi_margin_loss, multilabel_margin_loss,  # noqa: E402,F401
-                                  multilabel_soft_margin_loss)
-from .._ops.embedding_bag import embedding_bag  # noqa: E402,F401
-from .._ops.extra_layers import channel_shuffle, local_response_norm, lp_pool1d, lp_pool2d, pdist  # noqa: E402,F401
+from .._ops.losses import (hinge_embedding_loss, multi_margin_loss, multilabel_margin_loss,  # noqa: E402,F401
+                           multilabel_soft_margin_loss)
+from .._ops.embedding import embedding_bag  # noqa: E402,F401
+from .._ops.resample import channel_shuffle  # noqa: E402,F401
+from .._ops.norm_ops import local_response_norm  # noqa: E402,F401
+from .._ops.pooling import lp_pool1d, lp_pool2d  # noqa: E402,F401
+from .._ops.distance import pdist  # noqa: E402,F401
 from .._ops.nn_ops import gumbel_softmax  # noqa: E402,F401
-from .._ops.conv3d import (adaptive_avg_pool3d, adaptive_max_pool3d, adaptive_max_pool3d_with_indices,  # noqa: E402,F401
-                          avg_pool3d, conv3d, conv_transpose3d, max_pool3d, max_pool3d_with_indices)
+from .._ops.conv import conv3d, conv_transpose3d  # noqa: E402,F401
+from .._ops.pooling import (adaptive_avg_pool3d, adaptive_max_pool3d,  # noqa: E402,F401
+                            adaptive_max_pool3d_with_indices, avg_pool3d, max_pool3d, max_pool3d_with_indices)

@@ -1,7 +1,8 @@
-"""Bags of embeddings: ``F.embedding_bag`` (mirrors ``torch.nn.functional.embedding_bag`` and ATen's
-``_embedding_bag`` with its backward).
+"""Embeddings: ``torch.embedding`` (row lookup) and bags of embeddings, ``F.embedding_bag`` (mirrors
+``torch.nn.functional.embedding_bag`` and ATen's ``_embedding_bag`` with its backward).
 
-An embedding bag looks up rows of ``weight`` ``(V, D)`` and reduces each bag of them (sum, mean or max).
+A lookup's backward sums gradient rows per index (a one-hot product or a sorted segment sum). An
+embedding bag looks up rows of ``weight`` ``(V, D)`` and reduces each bag of them (sum, mean or max).
 Bags are given as a flat index list cut by ``offsets``, or as the rows of a 2-D index tensor, so each bag
 is a contiguous run of indices and nothing loops over bags in Python: sum and mean are one sparse
 ``(bags, V)`` CSR matrix product with ``weight`` (no ``(n, D)`` lookup is built), max is a segment
@@ -14,10 +15,10 @@ import warnings
 import numpy as np
 
 from .. import _backend, _dtype
-from .._tensor import Tensor, _make
+from .._tensor import Tensor
 from ..autograd.function import Op
 from ..autograd.grad_mode import _State, no_grad
-from .nn_ops import embedding_renorm_
+from ._util import bump
 
 class _Lazy__sparse:
     """``scipy.sparse``, imported on first use so that ``import numtorch`` stays light."""
@@ -30,10 +31,80 @@ class _Lazy__sparse:
 _sparse = _Lazy__sparse()
 
 
-__all__ = ["embedding_bag"]
+__all__ = ["embedding"]  # torch.embedding; embedding_bag is F.embedding_bag only
 
 _SUM, _MEAN, _MAX = 0, 1, 2
 _MODES = {"sum": _SUM, "mean": _MEAN, "max": _MAX}
+
+
+# ------------------------------------------------------------------------------------------------
+# embedding: a row lookup
+# ------------------------------------------------------------------------------------------------
+class EmbeddingBackward0(Op):
+    """Row lookup ``weight[indices]``; backward accumulates rows of the gradient per index.
+
+    Accumulation uses a one-hot matrix product when ``num_embeddings * n`` is small (fastest for
+    character- and BPE-sized vocabularies), and a sort plus segmented sum otherwise.
+    """
+
+    def forward(self, w, indices, padding_idx, scale_grad_by_freq):
+        self.idx = indices
+        self.wshape = w.shape
+        self.padding_idx, self.freq = padding_idx, scale_grad_by_freq
+        return w[indices]
+
+    def backward(self, g):
+        v, d = self.wshape
+        idx = self.idx.reshape(-1)
+        g2 = g.reshape(-1, d)
+        if self.freq:
+            counts = np.bincount(idx, minlength=v)
+            g2 = g2 / counts[idx].astype(g.dtype)[:, None]
+        if v * idx.size <= 1 << 22:
+            onehot = np.zeros((v, idx.size), g.dtype)
+            onehot[idx, np.arange(idx.size)] = 1
+            gw = onehot @ g2
+        else:
+            order = np.argsort(idx, kind="stable")
+            s = idx[order]
+            starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+            gw = np.zeros((v, d), g.dtype)
+            gw[s[starts]] = np.add.reduceat(g2[order], starts, axis=0)
+        if self.padding_idx is not None:
+            gw[self.padding_idx] = 0
+        return gw
+
+
+def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    """``torch.embedding(weight, indices)``: rows of ``weight`` (``(V, D)``) at integer ``indices`` (any shape).
+
+    Returns ``indices.shape + (D,)``. ``padding_idx`` (``-1``/None for none) gets no gradient. RuntimeError
+    for non-integer indices, IndexError ("index out of range in self") for indices outside ``[0, V)``.
+    """
+    idx = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
+    if idx.dtype.kind not in "iu" or idx.dtype.itemsize < 4:
+        name = indices.type() if isinstance(indices, Tensor) else str(idx.dtype)
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {name} instead (while checking arguments for embedding)")
+    v = weight._data.shape[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= v):
+        raise IndexError("index out of range in self")
+    pad = None if padding_idx is None or padding_idx < 0 else int(padding_idx)
+    return EmbeddingBackward0.apply(weight, indices=idx, padding_idx=pad, scale_grad_by_freq=bool(scale_grad_by_freq))
+
+
+def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
+    """Rescale in place the rows of ``weight`` used by ``indices`` whose ``norm_type``-norm exceeds ``max_norm``."""
+    rows = np.unique(indices._data if isinstance(indices, Tensor) else np.asarray(indices))
+    w = weight._data
+    norms = np.linalg.norm(w[rows], ord=norm_type, axis=1)
+    big = norms > max_norm
+    if big.any():
+        r = rows[big]
+        w[r] *= (max_norm / (norms[big] + 1e-7)).astype(w.dtype)[:, None]
+        bump(weight)
+    return weight
 
 
 # ------------------------------------------------------------------------------------------------
@@ -159,10 +230,6 @@ class EmbeddingBagBackward0(Op):
 # ------------------------------------------------------------------------------------------------
 # argument checks and bag layout (ATen's _embedding_bag checks, in its order)
 # ------------------------------------------------------------------------------------------------
-def _type_name(np_dtype) -> str:
-    return _make(np.empty(0, np_dtype)).type()
-
-
 def _bags(idx, offs, v, num_bags, include_last_offset, padding_idx):
     """The bag layout ``(iv, pos, counts)`` for flat int indices ``idx`` (n,) and int64 ``offs`` (see
     ``EmbeddingBagBackward0``), after the offsets' and indices' range checks.
@@ -280,8 +347,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets=None, max_norm=None, no
     it = _dtype.promote_types(_dtype.from_np(idx.dtype), _dtype.from_np(offs.dtype)).np
     if it.kind != "i" or it.itemsize < 4:
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {_type_name(it)} instead (while checking arguments for "
-                           "embedding_bag)")
+                           f"Long, Int; but got {_dtype.from_np(it)._tensor_type} instead (while checking arguments "
+                           "for embedding_bag)")
     wd = weight._data.dtype
     if wd.kind != "f" and wd.name != "bfloat16":
         raise RuntimeError("Expected tensor for argument #1 'weight' to have one of the following scalar types: "
@@ -322,8 +389,8 @@ def _renorm(weight, idx, v, max_norm, norm_type):
     """``max_norm``: rescale the looked-up rows in place (no autograd), after PyTorch's checks."""
     if idx.dtype.kind not in "iu" or idx.dtype.itemsize < 4:
         raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {_type_name(idx.dtype)} instead (while checking arguments for "
-                           "embedding_renorm_)")
+                           f"Long, Int; but got {_dtype.from_np(idx.dtype)._tensor_type} instead (while checking "
+                           "arguments for embedding_renorm_)")
     if idx.size:
         lo, hi = idx.min(), idx.max()
         if lo < -v or hi >= v:  # PyTorch visits the unique indices in sorted order
