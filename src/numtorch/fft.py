@@ -30,23 +30,23 @@ def fft(input: Tensor, n=None, dim=-1, norm=None, *, out=None) -> Tensor:
     ``dim``, RuntimeError for ``n < 1``, an unknown ``norm`` or a half-precision input, TypeError for
     non-int ``n``/``dim``.
     """
-    return _sp._finish(_sp._fft1(input, n, dim, norm, "fft", True), out, "fft", True)
+    return _sp._fft1(input, n, dim, norm, "fft", True, out)
 
 
 def ifft(input: Tensor, n=None, dim=-1, norm=None, *, out=None) -> Tensor:
     """1-D inverse discrete Fourier transform (``torch.fft.ifft``); ``norm="backward"`` scales by ``1/n``.
     Arguments, dtypes and errors as :func:`fft`."""
-    return _sp._finish(_sp._fft1(input, n, dim, norm, "ifft", False), out, "ifft", True)
+    return _sp._fft1(input, n, dim, norm, "ifft", False, out)
 
 
 def fft2(input: Tensor, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor:
     """2-D discrete Fourier transform over ``dim`` (``torch.fft.fft2``); see :func:`fftn`."""
-    return _sp._finish(_sp._fftn(input, s, _sp._dim2(dim, "fft2"), norm, "fft2", True), out, "fftn", True)
+    return _sp._fftn(input, s, _sp._dim2(dim, "fft2"), norm, "fft2", True, out)
 
 
 def ifft2(input: Tensor, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor:
     """2-D inverse discrete Fourier transform over ``dim`` (``torch.fft.ifft2``); see :func:`ifftn`."""
-    return _sp._finish(_sp._fftn(input, s, _sp._dim2(dim, "ifft2"), norm, "ifft2", False), out, "ifftn", True)
+    return _sp._fftn(input, s, _sp._dim2(dim, "ifft2"), norm, "ifft2", False, out)
 
 
 def fftn(input: Tensor, s=None, dim=None, norm=None, *, out=None) -> Tensor:
@@ -57,12 +57,12 @@ def fftn(input: Tensor, s=None, dim=None, norm=None, *, out=None) -> Tensor:
     with ``N = prod(s)``. RuntimeError for repeated dims, ``s``/``dim`` of different lengths, ``s``
     longer than ``input.ndim`` or a size below 1; IndexError for a dim out of range.
     """
-    return _sp._finish(_sp._fftn(input, s, dim, norm, "fftn", True), out, "fftn", True)
+    return _sp._fftn(input, s, dim, norm, "fftn", True, out)
 
 
 def ifftn(input: Tensor, s=None, dim=None, norm=None, *, out=None) -> Tensor:
     """N-D inverse discrete Fourier transform (``torch.fft.ifftn``); arguments as :func:`fftn`."""
-    return _sp._finish(_sp._fftn(input, s, dim, norm, "ifftn", False), out, "ifftn", True)
+    return _sp._fftn(input, s, dim, norm, "ifftn", False, out)
 
 
 def rfft(input: Tensor, n=None, dim=-1, norm=None, *, out=None) -> Tensor:
@@ -71,7 +71,7 @@ def rfft(input: Tensor, n=None, dim=-1, norm=None, *, out=None) -> Tensor:
     Output length along ``dim`` is ``n // 2 + 1`` (``n`` defaults to the input's size); float32 ->
     complex64, float64 -> complex128. RuntimeError for a complex input; otherwise as :func:`fft`.
     """
-    return _sp._finish(_sp._rfft(input, n, dim, norm, "rfft", "rfft", True), out, "rfft", True)
+    return _sp._rfft(input, n, dim, norm, "rfft", "rfft", True, out)
 
 
 def irfft(input: Tensor, n=None, dim=-1, norm=None, *, out=None) -> Tensor:
@@ -79,65 +79,63 @@ def irfft(input: Tensor, n=None, dim=-1, norm=None, *, out=None) -> Tensor:
     (``torch.fft.irfft``). ``n`` defaults to ``2 * (m - 1)`` for an input of length ``m``; the input is
     trimmed or zero-padded to ``n // 2 + 1`` bins. Output float32 or float64. RuntimeError when the
     output length is below 1."""
-    return _sp._finish(_sp._irfft(input, n, dim, norm, "irfft", "irfft", True), out, "irfft", False)
+    return _sp._irfft(input, n, dim, norm, "irfft", "irfft", True, out)
 
 
 def rfft2(input: Tensor, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor:
     """2-D :func:`rfftn` over ``dim`` (``torch.fft.rfft2``)."""
-    return _sp._finish(_sp._rfft(input, s, _sp._dim2(dim, "rfft2"), norm, "rfft2", "rfftn", False), out, "rfftn", True)
+    return _sp._rfft(input, s, _sp._dim2(dim, "rfft2"), norm, "rfft2", "rfftn", False, out)
 
 
 def irfft2(input: Tensor, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor:
     """2-D :func:`irfftn` over ``dim`` (``torch.fft.irfft2``)."""
-    return _sp._finish(_sp._irfft(input, s, _sp._dim2(dim, "irfft2"), norm, "irfft2", "irfftn", False),
-                       out, "irfftn", False)
+    return _sp._irfft(input, s, _sp._dim2(dim, "irfft2"), norm, "irfft2", "irfftn", False, out)
 
 
 def rfftn(input: Tensor, s=None, dim=None, norm=None, *, out=None) -> Tensor:
     """N-D Fourier transform of a real signal (``torch.fft.rfftn``): full transforms over all but the
     last of ``dim``, onesided (``s[-1] // 2 + 1`` bins) over the last. Arguments as :func:`fftn`;
     RuntimeError for a complex input or no dims to transform."""
-    return _sp._finish(_sp._rfft(input, s, dim, norm, "rfftn", "rfftn", False), out, "rfftn", True)
+    return _sp._rfft(input, s, dim, norm, "rfftn", "rfftn", False, out)
 
 
 def irfftn(input: Tensor, s=None, dim=None, norm=None, *, out=None) -> Tensor:
     """Inverse of :func:`rfftn`, real output (``torch.fft.irfftn``). The last dim's output size is
     ``s[-1]`` or, when not given (or ``-1``), ``2 * (m - 1)``. Arguments as :func:`fftn`."""
-    return _sp._finish(_sp._irfft(input, s, dim, norm, "irfftn", "irfftn", False), out, "irfftn", False)
+    return _sp._irfft(input, s, dim, norm, "irfftn", "irfftn", False, out)
 
 
 def hfft(input: Tensor, n=None, dim=-1, norm=None, *, out=None) -> Tensor:
     """Fourier transform of a Hermitian-symmetric signal given by its first half (``torch.fft.hfft``):
     a real output of length ``n`` (default ``2 * (m - 1)``). ``norm="backward"`` is unscaled.
     Equals ``irfft(input.conj(), n, dim, dual norm)``."""
-    return _sp._finish(_sp._hfft(input, n, dim, norm, "hfft", "hfft", True), out, "hfft", False)
+    return _sp._hfft(input, n, dim, norm, "hfft", "hfft", True, out)
 
 
 def ihfft(input: Tensor, n=None, dim=-1, norm=None, *, out=None) -> Tensor:
     """Inverse of :func:`hfft` for a real signal: the onesided half, ``n // 2 + 1`` bins
     (``torch.fft.ihfft``); ``norm="backward"`` scales by ``1/n``. RuntimeError for a complex input."""
-    return _sp._finish(_sp._ihfft(input, n, dim, norm, "ihfft", "ihfft", True), out, "ihfft", True)
+    return _sp._ihfft(input, n, dim, norm, "ihfft", "ihfft", True, out)
 
 
 def hfft2(input: Tensor, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor:
     """2-D :func:`hfftn` over ``dim`` (``torch.fft.hfft2``)."""
-    return _sp._finish(_sp._hfft(input, s, _sp._dim2(dim, "hfft2"), norm, "hfft2", "hfftn", False), out, "hfftn", False)
+    return _sp._hfft(input, s, _sp._dim2(dim, "hfft2"), norm, "hfft2", "hfftn", False, out)
 
 
 def ihfft2(input: Tensor, s=None, dim=(-2, -1), norm=None, *, out=None) -> Tensor:
     """2-D :func:`ihfftn` over ``dim`` (``torch.fft.ihfft2``)."""
-    return _sp._finish(_sp._ihfft(input, s, _sp._dim2(dim, "ihfft2"), norm, "ihfft2", "ihfftn", False),
-                       out, "ihfftn", True)
+    return _sp._ihfft(input, s, _sp._dim2(dim, "ihfft2"), norm, "ihfft2", "ihfftn", False, out)
 
 
 def hfftn(input: Tensor, s=None, dim=None, norm=None, *, out=None) -> Tensor:
     """N-D :func:`hfft`: the last of ``dim`` is the Hermitian half (``torch.fft.hfftn``); real output."""
-    return _sp._finish(_sp._hfft(input, s, dim, norm, "hfftn", "hfftn", False), out, "hfftn", False)
+    return _sp._hfft(input, s, dim, norm, "hfftn", "hfftn", False, out)
 
 
 def ihfftn(input: Tensor, s=None, dim=None, norm=None, *, out=None) -> Tensor:
     """N-D :func:`ihfft` of a real signal: onesided along the last of ``dim`` (``torch.fft.ihfftn``)."""
-    return _sp._finish(_sp._ihfft(input, s, dim, norm, "ihfftn", "ihfftn", False), out, "ihfftn", True)
+    return _sp._ihfft(input, s, dim, norm, "ihfftn", "ihfftn", False, out)
 
 
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:

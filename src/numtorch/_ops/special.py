@@ -169,10 +169,19 @@ class SpecialNdtriBackward0(Op):
         return g * _same(_SQRT_2PI * np.exp(r * r / 2), g)
 
 
-class _InputAndOutput(Op):
+class _Input(Op):
+    """A unary function (SciPy's ``_scipy``) whose backward reads the input."""
+    _saves = (0,)
+    _scipy = ""
+
+    def forward(self, a):
+        self.saved = a
+        return _same(getattr(scipy_special, self._scipy)(_up(a)), a)
+
+
+class _InputAndOutput(_Input):
     """A unary function (SciPy's ``_scipy``) whose backward reads both the input and the output."""
     _saves = (0, "out")
-    _scipy = ""
 
     def forward(self, a):
         out = _same(getattr(scipy_special, self._scipy)(_up(a)), a)
@@ -199,12 +208,8 @@ class SpecialErfcxBackward0(_InputAndOutput):
             return g * _same(2 * a * r - _TWO_OVER_SQRT_PI, g)
 
 
-class I0Backward0(Op):
-    _saves = (0,)
-
-    def forward(self, a):
-        self.saved = a
-        return _same(scipy_special.i0(_up(a)), a)
+class I0Backward0(_Input):
+    _scipy = "i0"
 
     def backward(self, g):
         return g * _same(scipy_special.i1(_up(self.saved)), g)
@@ -262,12 +267,8 @@ class SincBackward0(Op):
         return g * _same(np.where(d == 0, 0, out), g)
 
 
-class ErfcBackward0(Op):
-    _saves = (0,)
-
-    def forward(self, a):
-        self.saved = a
-        return _same(scipy_special.erfc(_up(a)), a)
+class ErfcBackward0(_Input):
+    _scipy = "erfc"
 
     def backward(self, g):
         a = self.saved

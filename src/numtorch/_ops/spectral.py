@@ -246,21 +246,21 @@ def _c2c_or_r2c(x, dims, sizes, norm, forward):
     return FftR2CBackward0.apply(x, dims=dims, s=sizes, norm=norm, forward=forward, onesided=False)
 
 
-def _fft1(x, n, dim, norm, fn, forward):
+def _fft1(x, n, dim, norm, fn, forward, out=None):
     x, norm = _input(x, fn), _norm(norm, fn)
     d = _dim(_int(dim, fn, "dim"), x._data.ndim)
     n = x._data.shape[d] if n is None else _int(n, fn, "n")
     _check_sizes([n])
-    return _c2c_or_r2c(x, (d,), [n], norm, forward)
+    return _finish(_c2c_or_r2c(x, (d,), [n], norm, forward), out, fn, True)
 
 
-def _fftn(x, s, dim, norm, fn, forward):
+def _fftn(x, s, dim, norm, fn, forward, out=None):
     x, norm = _input(x, fn), _norm(norm, fn)
     dims, sizes = _shape_and_dims(x, s, dim, fn)
-    return _c2c_or_r2c(x, dims, sizes, norm, forward)
+    return _finish(_c2c_or_r2c(x, dims, sizes, norm, forward), out, "fftn" if forward else "ifftn", True)
 
 
-def _rfft(x, s, dim, norm, fn, err_name, one_d):
+def _rfft(x, s, dim, norm, fn, err_name, one_d, out=None):
     """Forward onesided real transform (``rfft``/``rfftn``; ``ihfft*`` conjugate it)."""
     x, norm = _input(x, fn, real_only=err_name), _norm(norm, fn)
     if one_d:
@@ -271,10 +271,11 @@ def _rfft(x, s, dim, norm, fn, err_name, one_d):
         dims, sizes = _shape_and_dims(x, s, dim, fn)
         if not dims:
             raise RuntimeError(f"{err_name} must transform at least one axis")
-    return FftR2CBackward0.apply(x, dims=dims, s=sizes, norm=norm, forward=True, onesided=True)
+    return _finish(FftR2CBackward0.apply(x, dims=dims, s=sizes, norm=norm, forward=True, onesided=True), out,
+                   err_name, True)
 
 
-def _irfft(x, s, dim, norm, fn, err_name, one_d):
+def _irfft(x, s, dim, norm, fn, err_name, one_d, out=None):
     """Inverse onesided transform to a real signal (``irfft``/``irfftn``; ``hfft*`` conjugate the input).
     The last transformed dim's output length defaults to ``2 * (m - 1)`` for an input of length ``m``."""
     x, norm = _input(x, fn), _norm(norm, fn)
@@ -288,18 +289,18 @@ def _irfft(x, s, dim, norm, fn, err_name, one_d):
         if s is None or _ints(s, fn, "s")[-1] == -1:
             sizes[-1] = 2 * (x._data.shape[dims[-1]] - 1)
     _check_sizes(sizes)
-    return FftC2RBackward0.apply(x, dims=dims, s=sizes, norm=norm)
+    return _finish(FftC2RBackward0.apply(x, dims=dims, s=sizes, norm=norm), out, err_name, False)
 
 
-def _hfft(x, s, dim, norm, fn, err_name, one_d):
+def _hfft(x, s, dim, norm, fn, err_name, one_d, out=None):
     _norm(norm, fn)
     x = _input(x, fn)
-    return _irfft(conj(x), s, dim, _DUAL[norm or "backward"], fn, err_name, one_d)
+    return _irfft(conj(x), s, dim, _DUAL[norm or "backward"], fn, err_name, one_d, out)
 
 
-def _ihfft(x, s, dim, norm, fn, err_name, one_d):
+def _ihfft(x, s, dim, norm, fn, err_name, one_d, out=None):
     _norm(norm, fn)
-    return conj(_rfft(x, s, dim, _DUAL[norm or "backward"], fn, err_name, one_d))
+    return _finish(conj(_rfft(x, s, dim, _DUAL[norm or "backward"], fn, err_name, one_d)), out, err_name, True)
 
 
 # ------------------------------------------------------------------------------------------------
