@@ -114,6 +114,16 @@ class Engine:
                                   if raw[off + 36] else None)
 
 
+def os_seed() -> int:
+    """A 64-bit seed from the operating system's entropy."""
+    return int(np.random.SeedSequence().entropy) & _MASK64
+
+
+# The engine of ``numtorch.random.default_generator``, which the samplers draw from when given no generator.
+# PyTorch seeds its default generator from the OS at start-up; new Generators start at ``DEFAULT_SEED``.
+default_engine = Engine(os_seed())
+
+
 # ---- exact arithmetic helpers -------------------------------------------------------------------
 # PyTorch's x86-64 wheels are compiled with FMA contraction, so ``a * b + c`` in these kernels rounds once.
 def _fma32(a, b, c) -> np.ndarray:
@@ -146,7 +156,7 @@ def _libm(fn, x: np.ndarray) -> np.ndarray:
 
 
 # ---- uniform ------------------------------------------------------------------------------------
-def _mantissa_digits(dt: np.dtype) -> int:
+def mantissa_digits(dt: np.dtype) -> int:
     if dt.name == "bfloat16":
         return 8
     return {2: 11, 4: 24, 8: 53}[dt.itemsize]
@@ -285,7 +295,7 @@ def random_default(eng: Engine, n: int, dt) -> np.ndarray:
         return (eng.random(n) & np.uint64(1)).astype(np.bool_)
     if dt.kind == "f" or dt.name == "bfloat16":
         words = eng.random64(n) if dt.itemsize == 8 else eng.random(n)
-        return (words % np.uint64((1 << _mantissa_digits(dt)) + 1)).astype(dt)
+        return (words % np.uint64((1 << mantissa_digits(dt)) + 1)).astype(dt)
     words = eng.random64(n) if dt.itemsize == 8 else eng.random(n)
     return (words % np.uint64(int(np.iinfo(dt).max) + 1)).astype(dt)
 

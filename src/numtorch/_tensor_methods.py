@@ -162,9 +162,9 @@ Tensor.__ne__ = _ne
 Tensor.__hash__ = object.__hash__  # identity hash in C (the engine hashes leaves in dicts); __eq__ would drop it
 
 # ---- random in-place samplers -------------------------------------------------------------------
-from . import random as _random  # noqa: E402
+from ._ops import sampling as _sampling  # noqa: E402
 
-_bind(_random, "uniform_ normal_ bernoulli_ random_ exponential_ geometric_ log_normal_ cauchy_ "
+_bind(_sampling, "uniform_ normal_ bernoulli_ random_ exponential_ geometric_ log_normal_ cauchy_ "
                "multinomial=multinomial_method bernoulli=bernoulli_method")
 
 # ---- new_* creation, strided views, in-place shape changes, legacy types, pinning ---------------

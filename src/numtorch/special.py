@@ -5,12 +5,13 @@ Each name is the numtorch function PyTorch's ``torch.special`` aliases (``gammal
 """
 from __future__ import annotations
 
+from ._ops import nn_ops as _nn
 from ._ops import special as _sp
 from ._ops.pointwise import exp2, expm1, log1p, round, sigmoid as expit  # noqa: A004
 from ._ops.reduction import logsumexp
-from ._ops.special import (airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, digamma, erfc, erfcx, i0e, i1, i1e,
-                           lgamma as gammaln, log_ndtr, logit, modified_bessel_i0, modified_bessel_i1,
-                           modified_bessel_k0, modified_bessel_k1, ndtri, scaled_modified_bessel_k0,
+from ._ops.special import (airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, digamma, entr, erfc, erfcx, i0e, i1,
+                           i1e, lgamma as gammaln, log_ndtr, logit, modified_bessel_i0, modified_bessel_i1,
+                           modified_bessel_k0, modified_bessel_k1, ndtr, ndtri, scaled_modified_bessel_k0,
                            scaled_modified_bessel_k1, spherical_bessel_j0, xlog1py, xlogy, zeta)
 from ._ops.unary import erf, erfinv
 from ._tensor import Tensor
@@ -52,40 +53,29 @@ def sinc(input: Tensor, *, out=None) -> Tensor:
     return _sp.sinc(input, out=out)
 
 
+def _tensors(fname: str, input, other) -> None:
+    _sp._need_tensor(input, fname)
+    _sp._need_tensor(other, fname, "other", 2)
+
+
 def gammainc(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """``torch.special.gammainc(a, x)``: ``torch.igamma``, the regularised lower incomplete gamma ``P(a, x)``."""
-    _sp._need_tensor(input, "special_gammainc")
-    _sp._need_tensor(other, "special_gammainc", "other", 2)
+    _tensors("special_gammainc", input, other)
     return _sp.igamma(input, other, out=out)
 
 
 def gammaincc(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """``torch.special.gammaincc(a, x)``: ``torch.igammac``, the regularised upper incomplete gamma ``Q(a, x)``."""
-    _sp._need_tensor(input, "special_gammaincc")
-    _sp._need_tensor(other, "special_gammaincc", "other", 2)
+    _tensors("special_gammaincc", input, other)
     return _sp.igammac(input, other, out=out)
 
 
 def softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """``torch.special.softmax``: softmax along ``dim`` (``dim`` is required)."""
-    from ._ops.nn_ops import softmax as _softmax
-    return _softmax(input, dim, dtype=dtype)
+    return _nn.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """``torch.special.log_softmax``: log-softmax along ``dim`` (``dim`` is required)."""
-    from ._ops.nn_ops import log_softmax as _log_softmax
-    return _log_softmax(input, dim, dtype=dtype)
+    return _nn.log_softmax(input, dim, dtype=dtype)
 
-
-def ndtr(input: Tensor) -> Tensor:
-    """The standard normal CDF, ``(1 + erf(x / sqrt(2))) / 2`` (``torch.special.ndtr``)."""
-    return erfc(input * -0.7071067811865476) * 0.5
-
-
-def entr(input: Tensor) -> Tensor:
-    """Elementwise entropy term ``-x log x``: 0 at 0, ``-inf`` for negative ``x`` (``torch.special.entr``)."""
-    from ._ops.pointwise import where
-    from ._ops.creation import full_like
-    return where(input > 0, -xlogy(input, input), where(input == 0, full_like(input, 0.0),
-                                                        full_like(input, float("-inf"))))

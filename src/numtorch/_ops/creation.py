@@ -1,7 +1,7 @@
 """Tensor creation: from data (``tensor``, ``as_tensor``, ``from_numpy``) and filled
 (``zeros``, ``ones``, ``full``, ``empty``, ``arange``, ``linspace``, ``eye`` and ``*_like``).
 
-Random creation lives in ``numtorch/random.py``. All allocation goes through ``_backend``.
+Random creation lives in ``_ops/sampling.py``. All allocation goes through ``_backend``.
 """
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ..autograd.grad_mode import _State, no_grad
 from ._util import bump, erf_np, sum_lastdim, unbroadcast, wrap_dim
+from .sampling import _is_dense, bernoulli_, exponential_
 
 __all__ = ["softmax", "log_softmax", "dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout",
            "prelu", "selu", "celu", "threshold", "hardshrink", "bilinear"]
@@ -530,7 +531,6 @@ class NativeDropoutBackward0(Op):
 def _keep_mask(shape, p, dtype, like=None):
     """Dropout noise as PyTorch makes it: ``bernoulli_(1 - p)`` on an empty tensor of ``dtype`` (laid out like
     ``like`` when given), then divided by ``1 - p`` in that dtype: ``1/(1-p)`` where kept, 0 where dropped."""
-    from ..random import _is_dense, bernoulli_
     q = 1.0 - p
     if q <= 0:  # p == 1: zeros, without drawing (as PyTorch)
         return np.zeros(shape, dtype)
@@ -713,7 +713,6 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     runs give PyTorch's samples). ``hard=True`` returns one-hot vectors whose gradient is the soft
     sample's (straight-through). ``eps`` is deprecated and ignored, with a warning, as in PyTorch.
     """
-    from ..random import exponential_
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     noise = exponential_(_make(np.empty(logits.shape, logits._data.dtype)))

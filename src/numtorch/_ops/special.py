@@ -18,8 +18,8 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ._util import prep2, unbroadcast
-from .pointwise import _ATEN_NAMES as _ATEN  # PyTorch's scalar-type names
-from .pointwise import _bshape, _out, cast
+from .creation import full_like
+from .pointwise import _bshape, _out, cast, clamp, div, inplace, log, sub, where
 
 
 # top-level ``torch.*`` names; the ``torch.special``-only kernels below are re-exported by ``numtorch.special``
@@ -72,7 +72,7 @@ def _kernel(t: Tensor, kernel: str, half: bool = True) -> None:
     """PyTorch's dispatch error for a real floating kernel given a complex (or, if not ``half``, a 16-bit) dtype."""
     d = t._data.dtype
     if d.kind == "c" or (not half and (d.kind == "V" or d == np.float16)):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_ATEN.get(d.name, d.name)}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.from_np(d)._aten_name}'")
 
 
 def _unary_input(input, fname: str, kernel: str, half: bool = True) -> Tensor:
@@ -169,13 +169,28 @@ class SpecialNdtriBackward0(Op):
         return g * _same(_SQRT_2PI * np.exp(r * r / 2), g)
 
 
-class SpecialLogNdtrBackward0(Op):
+class _Input(Op):
+    """A unary function (SciPy's ``_scipy``) whose backward reads the input."""
+    _saves = (0,)
+    _scipy = ""
+
+    def forward(self, a):
+        self.saved = a
+        return _same(getattr(scipy_special, self._scipy)(_up(a)), a)
+
+
+class _InputAndOutput(_Input):
+    """A unary function (SciPy's ``_scipy``) whose backward reads both the input and the output."""
     _saves = (0, "out")
 
     def forward(self, a):
-        out = _same(scipy_special.log_ndtr(a), a)
+        out = _same(getattr(scipy_special, self._scipy)(_up(a)), a)
         self.saved = (a, out)
         return out
+
+
+class SpecialLogNdtrBackward0(_InputAndOutput):
+    _scipy = "log_ndtr"
 
     def backward(self, g):
         # phi(x) / ndtr(x) as exp(-(log_ndtr(x) + x^2 / 2)) / sqrt(2 pi): stable far into the left tail
@@ -184,13 +199,8 @@ class SpecialLogNdtrBackward0(Op):
             return g * _same(np.exp(-(r + a * a / 2)) / _SQRT_2PI, g)
 
 
-class SpecialErfcxBackward0(Op):
-    _saves = (0, "out")
-
-    def forward(self, a):
-        out = _same(scipy_special.erfcx(a), a)
-        self.saved = (a, out)
-        return out
+class SpecialErfcxBackward0(_InputAndOutput):
+    _scipy = "erfcx"
 
     def backward(self, g):
         a, r = self.saved
@@ -198,24 +208,15 @@ class SpecialErfcxBackward0(Op):
             return g * _same(2 * a * r - _TWO_OVER_SQRT_PI, g)
 
 
-class I0Backward0(Op):
-    _saves = (0,)
-
-    def forward(self, a):
-        self.saved = a
-        return _same(scipy_special.i0(_up(a)), a)
+class I0Backward0(_Input):
+    _scipy = "i0"
 
     def backward(self, g):
         return g * _same(scipy_special.i1(_up(self.saved)), g)
 
 
-class SpecialI0EBackward0(Op):
-    _saves = (0, "out")
-
-    def forward(self, a):
-        out = _same(scipy_special.i0e(_up(a)), a)
-        self.saved = (a, out)
-        return out
+class SpecialI0EBackward0(_InputAndOutput):
+    _scipy = "i0e"
 
     def backward(self, g):
         a, r = self.saved
@@ -229,13 +230,8 @@ def _tiny_safe(a):
     return tiny, np.where(tiny, a.dtype.type(eps), a)
 
 
-class SpecialI1Backward0(Op):
-    _saves = (0, "out")
-
-    def forward(self, a):
-        out = _same(scipy_special.i1(_up(a)), a)
-        self.saved = (a, out)
-        return out
+class SpecialI1Backward0(_InputAndOutput):
+    _scipy = "i1"
 
     def backward(self, g):
         a, r = self.saved
@@ -243,13 +239,8 @@ class SpecialI1Backward0(Op):
         return g * _same(np.where(tiny, 0.5, scipy_special.i0(_up(s)) - r / s), g)
 
 
-class SpecialI1EBackward0(Op):
-    _saves = (0, "out")
-
-    def forward(self, a):
-        out = _same(scipy_special.i1e(_up(a)), a)
-        self.saved = (a, out)
-        return out
+class SpecialI1EBackward0(_InputAndOutput):
+    _scipy = "i1e"
 
     def backward(self, g):
         a, r = self.saved
@@ -276,12 +267,8 @@ class SincBackward0(Op):
         return g * _same(np.where(d == 0, 0, out), g)
 
 
-class ErfcBackward0(Op):
-    _saves = (0,)
-
-    def forward(self, a):
-        self.saved = a
-        return _same(scipy_special.erfc(_up(a)), a)
+class ErfcBackward0(_Input):
+    _scipy = "erfc"
 
     def backward(self, g):
         a = self.saved
@@ -416,10 +403,10 @@ def _binary_operands(input, other, fname: str, kernel: str, half: bool = True, i
     rt = _dtype.to_np(_dtype.result_type(input, other))
     if rt.kind in "biu":
         if not integral:
-            raise NotImplementedError(f"\"{kernel}\" not implemented for '{_ATEN.get(rt.name, rt.name)}'")
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.from_np(rt)._aten_name}'")
         rt = _dtype.to_np(_dtype.get_default_dtype())
     if rt.kind == "c" or (not half and (rt.kind == "V" or rt == np.float16)):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_ATEN.get(rt.name, rt.name)}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype.from_np(rt)._aten_name}'")
     if ta and tb:
         _bshape(input._data, other._data)  # PyTorch's RuntimeError for shapes that do not broadcast
     a = cast(input, rt) if ta else np.asarray(input, rt)
@@ -465,7 +452,6 @@ def xlogy(input, other, *, out=None) -> Tensor:
 def logit(input: Tensor, eps=None, *, out=None) -> Tensor:
     """``torch.logit``: ``log(p / (1 - p))``; with ``eps``, ``p`` is first clamped to ``[eps, 1 - eps]`` (the
     gradient is zero outside that range, as in PyTorch)."""
-    from .pointwise import clamp, div, log, sub
     x = _floating(input)
     if eps is not None:
         x = clamp(x, eps, 1 - eps)
@@ -513,14 +499,13 @@ def mvlgamma(input: Tensor, p: int, *, out=None) -> Tensor:
 
 def mvlgamma_(self: Tensor, p: int) -> Tensor:
     """``Tensor.mvlgamma_(p)``: in-place ``mvlgamma``; RuntimeError for an integral tensor (PyTorch's wording)."""
-    from .pointwise import inplace
     _need_int(p, "mvlgamma_", "p", 1)
     d = self._data.dtype
     if d == np.bool_:
         raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p >= 1 and d.kind in "iu":
-        raise RuntimeError(f"mvlgamma: result type {_ATEN[d.name]} can't be cast to the desired output type "
-                           f"{_ATEN[_dtype.to_np(_dtype.get_default_dtype()).name]}")
+        raise RuntimeError(f"mvlgamma: result type {_dtype.from_np(d)._aten_name} can't be cast to the desired "
+                           f"output type {_dtype.get_default_dtype()._aten_name}")
     return inplace(self, mvlgamma, p)
 
 
@@ -574,70 +559,43 @@ def sinc(input: Tensor, *, out=None) -> Tensor:
     return _out(SincBackward0.apply(_floating(input)), out)
 
 
-def _nondiff(input, fn, name: str) -> Tensor:
-    """A ``torch.special`` function PyTorch marks non-differentiable: the result never requires grad."""
-    x = _unary_input(input, "special_" + name, name + "_cpu", half=False)
-    return _make(_same(fn(x._data), x._data))
+def _nondiff(name: str, fn, what: str):
+    """``torch.special.<name>``, a function PyTorch marks non-differentiable: ``fn`` (SciPy's function of that
+    name, or a callable) elementwise on a float32/float64 input; the result never requires grad."""
+    def op(input: Tensor, *, out=None) -> Tensor:
+        x = _unary_input(input, "special_" + name, name + "_cpu", half=False)
+        values = getattr(scipy_special, fn)(x._data) if isinstance(fn, str) else fn(x._data)
+        return _out(_make(_same(values, x._data)), out)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"``torch.special.{name}``: {what} (not differentiable)."
+    return op
 
 
-def bessel_j0(input: Tensor, *, out=None) -> Tensor:
-    """``torch.special.bessel_j0``: the Bessel function of the first kind, order 0 (not differentiable)."""
-    return _out(_nondiff(input, scipy_special.j0, "bessel_j0"), out)
+bessel_j0 = _nondiff("bessel_j0", "j0", "the Bessel function of the first kind, order 0")
+bessel_j1 = _nondiff("bessel_j1", "j1", "the Bessel function of the first kind, order 1")
+bessel_y0 = _nondiff("bessel_y0", "y0", "the Bessel function of the second kind, order 0")
+bessel_y1 = _nondiff("bessel_y1", "y1", "the Bessel function of the second kind, order 1")
+modified_bessel_i0 = _nondiff("modified_bessel_i0", "i0", "``I_0``, the modified Bessel function of the first kind "
+                              "(unlike ``i0``)")
+modified_bessel_i1 = _nondiff("modified_bessel_i1", "i1", "``I_1`` (unlike ``i1``)")
+modified_bessel_k0 = _nondiff("modified_bessel_k0", "k0", "``K_0``, the modified Bessel function of the second kind")
+modified_bessel_k1 = _nondiff("modified_bessel_k1", "k1", "``K_1``, the modified Bessel function of the second kind")
+scaled_modified_bessel_k0 = _nondiff("scaled_modified_bessel_k0", "k0e", "``exp(x) K_0(x)``")
+scaled_modified_bessel_k1 = _nondiff("scaled_modified_bessel_k1", "k1e", "``exp(x) K_1(x)``")
+airy_ai = _nondiff("airy_ai", lambda a: scipy_special.airy(a)[0], "the Airy function ``Ai``")
+spherical_bessel_j0 = _nondiff("spherical_bessel_j0", lambda a: scipy_special.spherical_jn(0, a),
+                               "``sin(x) / x``, 1 at 0")
 
 
-def bessel_j1(input: Tensor, *, out=None) -> Tensor:
-    """``torch.special.bessel_j1``: the Bessel function of the first kind, order 1 (not differentiable)."""
-    return _out(_nondiff(input, scipy_special.j1, "bessel_j1"), out)
+def ndtr(input: Tensor) -> Tensor:
+    """``torch.special.ndtr``: the standard normal CDF, ``(1 + erf(x / sqrt(2))) / 2``."""
+    return erfc(input * -0.7071067811865476) * 0.5
 
 
-def bessel_y0(input: Tensor, *, out=None) -> Tensor:
-    """``torch.special.bessel_y0``: the Bessel function of the second kind, order 0 (not differentiable)."""
-    return _out(_nondiff(input, scipy_special.y0, "bessel_y0"), out)
-
-
-def bessel_y1(input: Tensor, *, out=None) -> Tensor:
-    """``torch.special.bessel_y1``: the Bessel function of the second kind, order 1 (not differentiable)."""
-    return _out(_nondiff(input, scipy_special.y1, "bessel_y1"), out)
-
-
-def modified_bessel_i0(input: Tensor, *, out=None) -> Tensor:
-    """``torch.special.modified_bessel_i0``: ``I_0`` (not differentiable, unlike ``i0``)."""
-    return _out(_nondiff(input, scipy_special.i0, "modified_bessel_i0"), out)
-
-
-def modified_bessel_i1(input: Tensor, *, out=None) -> Tensor:
-    """``torch.special.modified_bessel_i1``: ``I_1`` (not differentiable, unlike ``i1``)."""
-    return _out(_nondiff(input, scipy_special.i1, "modified_bessel_i1"), out)
-
-
-def modified_bessel_k0(input: Tensor, *, out=None) -> Tensor:
-    """``torch.special.modified_bessel_k0``: the modified Bessel function of the second kind ``K_0``."""
-    return _out(_nondiff(input, scipy_special.k0, "modified_bessel_k0"), out)
-
-
-def modified_bessel_k1(input: Tensor, *, out=None) -> Tensor:
-    """``torch.special.modified_bessel_k1``: the modified Bessel function of the second kind ``K_1``."""
-    return _out(_nondiff(input, scipy_special.k1, "modified_bessel_k1"), out)
-
-
-def scaled_modified_bessel_k0(input: Tensor, *, out=None) -> Tensor:
-    """``torch.special.scaled_modified_bessel_k0``: ``exp(x) K_0(x)`` (not differentiable)."""
-    return _out(_nondiff(input, scipy_special.k0e, "scaled_modified_bessel_k0"), out)
-
-
-def scaled_modified_bessel_k1(input: Tensor, *, out=None) -> Tensor:
-    """``torch.special.scaled_modified_bessel_k1``: ``exp(x) K_1(x)`` (not differentiable)."""
-    return _out(_nondiff(input, scipy_special.k1e, "scaled_modified_bessel_k1"), out)
-
-
-def airy_ai(input: Tensor, *, out=None) -> Tensor:
-    """``torch.special.airy_ai``: the Airy function ``Ai`` (not differentiable)."""
-    return _out(_nondiff(input, lambda a: scipy_special.airy(a)[0], "airy_ai"), out)
-
-
-def spherical_bessel_j0(input: Tensor, *, out=None) -> Tensor:
-    """``torch.special.spherical_bessel_j0``: ``sin(x) / x``, 1 at 0 (not differentiable)."""
-    return _out(_nondiff(input, lambda a: scipy_special.spherical_jn(0, a), "spherical_bessel_j0"), out)
+def entr(input: Tensor) -> Tensor:
+    """``torch.special.entr``: the elementwise entropy term ``-x log x``; 0 at 0, ``-inf`` for negative ``x``."""
+    return where(input > 0, -xlogy(input, input), where(input == 0, full_like(input, 0.0),
+                                                        full_like(input, float("-inf"))))
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The three FFT ops behind ``numtorch.fft`` (PyTorch's ``_fft_c2c``, ``_fft_r2c``, ``_fft_c2r``).
+"""The three FFT ops behind ``numtorch.fft`` (PyTorch's ``_fft_c2c``, ``_fft_r2c``, ``_fft_c2r``), and the
+transforms, frequencies and shifts built on them, with PyTorch's argument checks.
 
 The transforms are ``scipy.fft``'s (pocketfft), which keeps float32/complex64 in single precision
 as PyTorch does. ``s`` (the transform length along each of ``dims``) zero-pads or trims the input
@@ -24,7 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype
+from .._tensor import Tensor, _make, _wrap_dim
 from ..autograd.function import Op
+from .complex_ops import conj
+from .pointwise import _out
+from .rearrange import roll
+
 
 class _Lazy__sf:
     """``scipy.fft``, imported on first use so that ``import numtorch`` stays light."""
@@ -39,7 +46,12 @@ _sf = _Lazy__sf()
 
 __all__ = []  # internal: numtorch.fft is the public face
 
+_NORMS = (None, "backward", "ortho", "forward")
 _DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
+_REAL_ONLY = {"rfft": "rfft expects a real input tensor, but got ",
+              "ihfft": "ihfft expects a real input tensor, but got ",
+              "rfftn": "rfftn expects a real-valued input tensor, but got ",
+              "ihfftn": "Only supports floating-point dtypes, but found: "}
 _COMPLEX = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
 
 
@@ -127,3 +139,205 @@ class FftC2RBackward0(Op):
         _scale_paired_bins(gi, self.dims[-1], self.s[-1], 2.0)
         gi = resize(gi, self.dims, self.in_sizes)
         return gi.real.copy() if self.real_in else gi
+
+
+# ------------------------------------------------------------------------------------------------
+# argument checking, in PyTorch's words
+# ------------------------------------------------------------------------------------------------
+def _int(v, fn, arg):
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"fft_{fn}(): argument '{arg}' must be int, not {type(v).__name__}")
+    return int(v)
+
+
+def _ints(v, fn, arg):
+    """An int or a sequence of ints as a list (PyTorch's ``int[]?`` arguments accept a bare int)."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return [int(v)]
+    if not isinstance(v, (tuple, list)) or any(isinstance(x, (bool, np.bool_)) or
+                                                not isinstance(x, (int, np.integer)) for x in v):
+        raise TypeError(f"fft_{fn}(): argument '{arg}' must be tuple of ints, not {type(v).__name__}")
+    return [int(x) for x in v]
+
+
+def _norm(norm, fn):
+    if norm is not None and not isinstance(norm, str):
+        raise TypeError(f"fft_{fn}(): argument 'norm' must be str, not {type(norm).__name__}")
+    if norm not in _NORMS:
+        raise RuntimeError(f'Invalid normalization mode: "{norm}"')
+    return norm or "backward"
+
+
+def _input(x, fn, real_only=None):
+    """``x`` ready to transform: a float or complex Tensor (integers and bool become the default float).
+    ``real_only`` (a key of ``_REAL_ONLY``) makes a complex input a RuntimeError."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"fft_{fn}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+    dt = x._data.dtype
+    if dt.kind in "biu":
+        return _make(x._data.astype(_dtype.get_default_dtype().np))
+    if dt.kind == "c" and real_only:
+        raise RuntimeError(_REAL_ONLY[real_only] + _dtype.from_np(dt)._aten_name)
+    if dt.kind not in "fc" or dt.itemsize < 4:
+        raise RuntimeError(f"Unsupported dtype {_dtype.from_np(dt)._aten_name}")
+    return x
+
+
+def _dim(d, ndim):
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    return _wrap_dim(d, ndim)
+
+
+def _dim2(dim, fn):
+    """The 2-D transforms take a tuple ``dim`` (default ``(-2, -1)``), never None."""
+    if dim is None:
+        raise TypeError(f"fft_{fn}(): argument 'dim' must be tuple of ints, not NoneType")
+    return dim
+
+
+def _check_sizes(sizes):
+    for n in sizes:
+        if n < 1:
+            raise RuntimeError(f"Invalid number of data points ({n}) specified")
+
+
+def _shape_and_dims(x, s, dim, fn):
+    """PyTorch's ``canonicalize_fft_shape_and_dim_args``: the transformed ``dims`` and their sizes."""
+    shape, nd = x._data.shape, x._data.ndim
+    dims = None
+    if dim is not None:
+        dims = [_dim(d, nd) for d in _ints(dim, fn, "dim")]
+        if len(set(dims)) != len(dims):
+            raise RuntimeError("FFT dims must be unique")
+    if s is not None:
+        s = _ints(s, fn, "s")
+        if dims is not None and len(dims) != len(s):
+            raise RuntimeError("When given, dim and shape arguments must have the same length")
+        if len(s) > nd:
+            raise RuntimeError(f"Got shape with {len(s)} values but input tensor only has {nd} dimensions.")
+        if dims is None:
+            dims = list(range(nd - len(s), nd))
+        sizes = [shape[d] if n == -1 else n for d, n in zip(dims, s)]
+    else:
+        dims = list(range(nd)) if dims is None else dims
+        sizes = [shape[d] for d in dims]
+    _check_sizes(sizes)
+    return tuple(dims), sizes
+
+
+def _finish(result, out, fn, want_complex):
+    if out is None:
+        return result
+    kind = out._data.dtype.kind
+    if want_complex and kind != "c":
+        raise RuntimeError(f"{fn} expects a complex output tensor, but got {out.dtype._aten_name}")
+    if not want_complex and kind != "f":
+        raise RuntimeError(f"{fn} expects a floating point output tensor, but got {out.dtype._aten_name}")
+    return _out(result, out)
+
+
+# ------------------------------------------------------------------------------------------------
+# the transforms behind numtorch.fft, built on the three ops
+# ------------------------------------------------------------------------------------------------
+def _c2c_or_r2c(x, dims, sizes, norm, forward):
+    if x._data.dtype.kind == "c":
+        return FftC2CBackward0.apply(x, dims=dims, s=sizes, norm=norm, forward=forward)
+    return FftR2CBackward0.apply(x, dims=dims, s=sizes, norm=norm, forward=forward, onesided=False)
+
+
+def _fft1(x, n, dim, norm, fn, forward, out=None):
+    x, norm = _input(x, fn), _norm(norm, fn)
+    d = _dim(_int(dim, fn, "dim"), x._data.ndim)
+    n = x._data.shape[d] if n is None else _int(n, fn, "n")
+    _check_sizes([n])
+    return _finish(_c2c_or_r2c(x, (d,), [n], norm, forward), out, fn, True)
+
+
+def _fftn(x, s, dim, norm, fn, forward, out=None):
+    x, norm = _input(x, fn), _norm(norm, fn)
+    dims, sizes = _shape_and_dims(x, s, dim, fn)
+    return _finish(_c2c_or_r2c(x, dims, sizes, norm, forward), out, "fftn" if forward else "ifftn", True)
+
+
+def _rfft(x, s, dim, norm, fn, err_name, one_d, out=None):
+    """Forward onesided real transform (``rfft``/``rfftn``; ``ihfft*`` conjugate it)."""
+    x, norm = _input(x, fn, real_only=err_name), _norm(norm, fn)
+    if one_d:
+        d = _dim(_int(dim, fn, "dim"), x._data.ndim)
+        dims, sizes = (d,), [x._data.shape[d] if s is None else _int(s, fn, "n")]
+        _check_sizes(sizes)
+    else:
+        dims, sizes = _shape_and_dims(x, s, dim, fn)
+        if not dims:
+            raise RuntimeError(f"{err_name} must transform at least one axis")
+    return _finish(FftR2CBackward0.apply(x, dims=dims, s=sizes, norm=norm, forward=True, onesided=True), out,
+                   err_name, True)
+
+
+def _irfft(x, s, dim, norm, fn, err_name, one_d, out=None):
+    """Inverse onesided transform to a real signal (``irfft``/``irfftn``; ``hfft*`` conjugate the input).
+    The last transformed dim's output length defaults to ``2 * (m - 1)`` for an input of length ``m``."""
+    x, norm = _input(x, fn), _norm(norm, fn)
+    if one_d:
+        d = _dim(_int(dim, fn, "dim"), x._data.ndim)
+        dims, sizes = (d,), [2 * (x._data.shape[d] - 1) if s is None else _int(s, fn, "n")]
+    else:
+        dims, sizes = _shape_and_dims(x, s, dim, fn)
+        if not dims:
+            raise RuntimeError(f"{err_name} must transform at least one axis")
+        if s is None or _ints(s, fn, "s")[-1] == -1:
+            sizes[-1] = 2 * (x._data.shape[dims[-1]] - 1)
+    _check_sizes(sizes)
+    return _finish(FftC2RBackward0.apply(x, dims=dims, s=sizes, norm=norm), out, err_name, False)
+
+
+def _hfft(x, s, dim, norm, fn, err_name, one_d, out=None):
+    _norm(norm, fn)
+    x = _input(x, fn)
+    return _irfft(conj(x), s, dim, _DUAL[norm or "backward"], fn, err_name, one_d, out)
+
+
+def _ihfft(x, s, dim, norm, fn, err_name, one_d, out=None):
+    _norm(norm, fn)
+    return _finish(conj(_rfft(x, s, dim, _DUAL[norm or "backward"], fn, err_name, one_d)), out, err_name, True)
+
+
+# ------------------------------------------------------------------------------------------------
+# frequencies and shifts
+# ------------------------------------------------------------------------------------------------
+def _frequencies(n, d, fn, onesided, out, dtype, requires_grad):
+    """``fftfreq``'s bins ``[0, 1, ..., (n - 1) // 2, -(n // 2), ..., -1]`` or, ``onesided``, ``rfftfreq``'s
+    ``[0, 1, ..., n // 2]``, divided by ``d * n``."""
+    n = _int(n, fn, "n")
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    k = np.arange(n // 2 + 1) if onesided else np.concatenate([np.arange((n + 1) // 2), np.arange(-(n // 2), 0)])
+    if isinstance(d, Tensor):
+        d = d.item()
+    if isinstance(d, (bool, str)) or not isinstance(d, (int, float, np.number)):
+        raise TypeError(f"fft_{fn}(): argument 'd' must be float, not {type(d).__name__}")
+    dt = dtype if dtype is not None else out.dtype if out is not None else _dtype.get_default_dtype()
+    if not dt.is_floating_point:
+        raise RuntimeError(f"{fn} requires a floating point or complex dtype")
+    npd = dt.np
+    with np.errstate(divide="ignore", invalid="ignore"):  # n == 0: PyTorch gives nan (rfftfreq) or empty
+        scale = np.float64(1.0) / (np.float64(n) * np.float64(d))
+        # like PyTorch: bin numbers in the output dtype times the scale rounded to that dtype
+        res = _make(k.astype(npd) * npd.type(scale))
+    if out is not None:
+        return _out(res, out)
+    if requires_grad:
+        res.requires_grad_(True)
+    return res
+
+
+def _shift(x, dim, fn, inverse):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"fft_{fn}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+    shape = x._data.shape
+    dims = list(range(len(shape))) if dim is None else [_wrap_dim(d, len(shape)) for d in _ints(dim, fn, "dim")]
+    if not dims:
+        raise RuntimeError("`shifts` required")
+    shifts = [(shape[d] + 1) // 2 if inverse else shape[d] // 2 for d in dims]
+    return roll(x, shifts, dims)

@@ -249,14 +249,14 @@ class StandardGammaBackward0(Op):
 def standard_gamma(alpha: Tensor, generator=None) -> Tensor:
     """``torch._standard_gamma(alpha)``: Gamma(alpha, 1) samples of ``alpha``'s shape and dtype, drawn from
     PyTorch's CPU stream; differentiable w.r.t. ``alpha`` (reparameterized gradient)."""
-    from ..random import _eng
+    from .._ops.sampling import _eng
     return StandardGammaBackward0.apply(alpha, eng=_eng(generator))
 
 
 def sample_dirichlet(alpha: np.ndarray, generator=None) -> np.ndarray:
     """``torch._sample_dirichlet(alpha)`` values: float64 gamma draws normalised over the last axis, cast to
     ``alpha``'s dtype and kept inside ``[tiny, 1)`` (ATen's ``_s_dirichlet_cpu``)."""
-    from ..random import _eng
+    from .._ops.sampling import _eng
     eng = _eng(generator)
     dt = alpha.dtype
     gam = np.array([_sample_gamma_one(eng, a, False) for a in alpha.astype(np.float64).ravel().tolist()],
@@ -529,7 +529,7 @@ def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
     """``torch.binomial(count, prob)``: Binomial samples of ``count``'s shape and dtype (broadcast inputs
     of one float dtype), drawn element by element in C order from PyTorch's CPU stream; no gradient."""
     from .._tensor import _make
-    from ..random import _eng
+    from .._ops.sampling import _eng
     eng = _eng(generator)
     c, p = np.broadcast_arrays(np.asarray(count._data), np.asarray(prob._data))
     dt = c.dtype

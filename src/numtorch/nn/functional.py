@@ -225,12 +225,12 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     _floats(input, "rrelu_with_noise_cpu")
     if training:
         # PyTorch draws one float64 uniform per non-positive element, in order (``rrelu_with_noise``)
-        from .. import _generator, random
+        from .. import _generator
         x = input._data
         slope = _np.ones(x.shape, x.dtype)
         neg = x <= 0
         op = _np.float64 if x.dtype == _np.float64 else _np.float32  # bounds are cast to the op-math type first
-        slope[neg] = _generator.uniform(random._eng(None), int(neg.sum()), _np.float64, float(op(lower)),
+        slope[neg] = _generator.uniform(_generator.default_engine, int(neg.sum()), _np.float64, float(op(lower)),
                                         float(op(upper)), fused=False)
     else:
         slope = (lower + upper) / 2

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import no_grad
-from .. import random as _random
+from .._ops import sampling as _random
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
            "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",

@@ -125,7 +125,7 @@ class DataLoader:
         # PyTorch draws a base seed for worker processes from ``generator`` each time an iterator is made,
         # workers or not; drawing it too keeps the default stream in step with PyTorch's
         from ... import _generator
-        from ...random import _eng
+        from ..._ops.sampling import _eng
         base_seed = int(_generator.random_default(_eng(self.generator), 1, "int64")[0])
         if self._iterable:
             return self._iter_iterable()

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _generator
+from ..._dtype import float64
+from ..._ops.creation import as_tensor
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]
@@ -51,12 +54,12 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
-        from ... import _generator
-        from ...random import Generator, _eng, randint, randperm
+        from ...random import Generator, randint, randperm  # cycle: see SubsetRandomSampler.__iter__
         n = len(self.data_source)
         generator = self.generator
         if generator is None:  # as PyTorch: a fresh generator seeded from the default stream
-            generator = Generator().manual_seed(int(_generator.random_default(_eng(None), 1, np.int64)[0]))
+            seed = _generator.random_default(_generator.default_engine, 1, np.int64)[0]
+            generator = Generator().manual_seed(int(seed))
         if self.replacement:
             for _ in range(self.num_samples // 32):
                 yield from randint(0, n, (32,), generator=generator).tolist()
@@ -78,6 +81,7 @@ class SubsetRandomSampler(Sampler):
         self.indices, self.generator = indices, generator
 
     def __iter__(self):
+        # inner while autograd.graph imports utils.hooks: that loads utils.data before autograd.function exists
         from ...random import randperm
         for i in randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
@@ -90,8 +94,6 @@ class WeightedRandomSampler(Sampler):
     """``num_samples`` indices drawn with probabilities proportional to ``weights``."""
 
     def __init__(self, weights, num_samples, replacement=True, generator=None):
-        from ..._ops.creation import as_tensor
-        from ... import float64
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
         if not isinstance(replacement, bool):
@@ -103,7 +105,7 @@ class WeightedRandomSampler(Sampler):
         self.num_samples, self.replacement, self.generator = num_samples, replacement, generator
 
     def __iter__(self):
-        from ...random import multinomial
+        from ...random import multinomial  # cycle: see SubsetRandomSampler.__iter__
         yield from multinomial(self.weights, self.num_samples, self.replacement,
                                generator=self.generator).tolist()
 
