@@ -39,15 +39,22 @@ from ._ops.complex_ops import *  # noqa: F401,F403
 from ._ops.resample import channel_shuffle  # noqa: E402,F401
 from ._ops.distance import *  # noqa: E402,F401,F403
 from ._ops.math_extra import *  # noqa: E402,F401,F403
-from ._ops.reduction_extra import *  # noqa: E402,F401,F403
+from ._ops.cumulative import *  # noqa: E402,F401,F403
+from ._ops.statistics import *  # noqa: E402,F401,F403
+from ._ops.distance import *  # noqa: E402,F401,F403
+from ._ops.calculus import *  # noqa: E402,F401,F403
+from ._ops.vectors import *  # noqa: E402,F401,F403
+from ._ops.combinatorics import *  # noqa: E402,F401,F403
+from ._ops.structured_matrices import *  # noqa: E402,F401,F403
 from ._ops.linalg_legacy import *  # noqa: E402,F401,F403
 from ._ops import _util as _ops_util  # noqa: E402
 from ._ops import (conv as _c, indexing as _i, matmul as _l, losses as _lo, nn_ops as _n, norm_ops as _no,  # noqa: E402
                    pointwise as _p, reduction as _r, shape as _s, strided as _st)
+from ._ops import cumulative as _cu  # noqa: E402
 
-for _m in (_p, _r, _l, _s, _st, _i, _c, _n, _no, _lo):
+for _m in (_p, _r, _cu, _l, _s, _st, _i, _c, _n, _no, _lo):
     _ops_util.guard_tensor_input(globals(), _m.__all__)  # torch.exp(ndarray) -> TypeError, as in PyTorch
-del _m, _c, _i, _l, _lo, _n, _no, _p, _r, _s, _st
+del _m, _c, _cu, _i, _l, _lo, _n, _no, _p, _r, _s, _st
 from . import autograd
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled

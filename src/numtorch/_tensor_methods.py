@@ -58,7 +58,7 @@ for _name in ("lgamma", "digamma", "erfc", "logit", "xlogy", "polygamma", "i0", 
 
 # ---- reductions ---------------------------------------------------------------------------------
 _bind(reduction, """sum mean nansum nanmean var std prod max min amax amin aminmax argmax argmin logsumexp
-         cumsum cumprod cumsum_ cumprod_ norm all any count_nonzero median""")
+         norm all any count_nonzero median""")
 
 # ---- linear algebra -----------------------------------------------------------------------------
 _bind(matmul, "matmul mm bmm mv dot vdot inner outer ger addmm addmm_ baddbmm baddbmm_ addmv addmv_ addbmm addbmm_ kron trace")
@@ -182,7 +182,10 @@ _bind(_mx, """atanh asinh acosh arctanh arcsinh arccosh logaddexp logaddexp2 hyp
          deg2rad rad2deg frexp ldexp signbit sgn positive angle isreal isneginf isposinf gcd lcm""")
 for _name in _mx.INPLACE_METHODS:
     setattr(Tensor, _name + "_", _inplace(_name + "_", getattr(_mx, _name)))
-from ._ops import reduction_extra as _rx  # noqa: E402
-_bind(_rx, "diff quantile nanquantile cummax cummin logcumsumexp cross nanmedian mode renorm histc")
+from ._ops import calculus as _calc, cumulative as _cum, statistics as _stats, vectors as _vec  # noqa: E402
+_bind(_cum, "cumsum cumprod cumsum_ cumprod_ cummax cummin logcumsumexp")
+_bind(_calc, "diff")
+_bind(_stats, "quantile nanquantile nanmedian mode histc")
+_bind(_vec, "cross renorm")
 from ._ops import linalg_legacy as _lx  # noqa: E402
 _bind(_lx, "det logdet slogdet inverse pinverse matrix_power matrix_exp cholesky svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse")

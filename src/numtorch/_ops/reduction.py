@@ -1,11 +1,12 @@
 """Reductions: sums and means, variance, products, extremes and their indices, log-sum-exp,
-cumulative sums/products, norms, logical all/any, counts and medians.
+norms, logical all/any, counts and medians; the ``return_types`` registry of named result tuples.
 
 Each differentiable reduction is an ``Op`` named after PyTorch's backward node, with a vectorized
 backward that broadcasts the reduced gradient back over the reduced axes (``_expand``). ``dim``
 arguments accept an int, a tuple/list of ints or None, negative values included; ``dim=()`` means
 "all dims" as in PyTorch. NumPy's ``axis=``/``keepdims=`` spellings are accepted wherever PyTorch's
-argument parser accepts them (every function here except ``norm``).
+argument parser accepts them (every function here except ``norm``). Scans (``cumsum``...) live in
+``cumulative.py``; quantiles, NaN-aware medians and modes in ``statistics.py``.
 """
 from __future__ import annotations
 
@@ -19,39 +20,39 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ._util import dims_arg, wrap_dim
-from .pointwise import _out, cast, div, inplace, maximum, minimum
+from .pointwise import _out, cast, div, maximum, minimum
 
 __all__ = """sum mean nansum nanmean var std var_mean std_mean prod max min amax amin aminmax argmax argmin
-logsumexp cumsum cumprod norm all any count_nonzero median return_types""".split()
-
-_TORCH_TYPE = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-               "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
-               "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+logsumexp norm all any count_nonzero median return_types""".split()
 
 
 def _tname(a: np.ndarray) -> str:
     """PyTorch's scalar-type name for an array's dtype, as its error messages spell it."""
-    return _TORCH_TYPE.get(str(a.dtype), str(a.dtype))
+    return _dtype.from_np(a.dtype)._aten_name
 
 
 # ------------------------------------------------------------------------------------------------
 # result tuples (torch.return_types.*)
 # ------------------------------------------------------------------------------------------------
+class return_types:
+    """The named result tuples of the reductions and scans (``torch.return_types``): each family
+    registers its own with ``_return_type`` where the op returning it is defined."""
+
+
 def _return_type(name, fields):
+    """Define ``return_types.<name>``, a named tuple of ``fields`` that pickles and prints as PyTorch's."""
     cls = collections.namedtuple(name, fields, module=__name__)
     cls.__qualname__ = f"return_types.{name}"  # so instances pickle
     cls.__repr__ = lambda self: (f"torch.return_types.{name}(\n"
                                  + ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self)) + ")")
+    setattr(return_types, name, cls)
     return cls
 
 
-class return_types:
-    """The named tuples that ``max``/``min``/``median`` (with ``dim``) and ``aminmax`` return."""
-
-    max = _return_type("max", "values indices")
-    min = _return_type("min", "values indices")
-    median = _return_type("median", "values indices")
-    aminmax = _return_type("aminmax", "min max")
+_return_type("max", "values indices")
+_return_type("min", "values indices")
+_return_type("median", "values indices")
+_return_type("aminmax", "min max")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -121,9 +122,10 @@ def _half(a):
     return np.float32 if a.dtype.itemsize == 2 and a.dtype.kind in "fV" else None
 
 
-def _int_acc(a, dtype):
-    """Bool/integer sums and products are int64 unless an explicit ``dtype`` asked for another."""
-    return np.int64 if dtype is None else a.dtype
+def _int_total(fn, a, axes, keepdim, dtype):
+    """A bool/integer sum or product (``fn``), never differentiable: int64 unless an explicit
+    ``dtype`` asked for another (the input is already cast to it)."""
+    return _make(np.asarray(fn(a, axis=axes, keepdims=keepdim, dtype=np.int64 if dtype is None else a.dtype)))
 
 
 def _nonempty(a, axes, name):
@@ -184,11 +186,14 @@ class NansumBackward0(Op):
         return np.where(np.isnan(a), 0, _expand(g, self.shape, self.axes, self.keepdim)).astype(g.dtype)
 
 
-def _float_only(input, name):
-    k = input._data.dtype.kind
-    if k not in "fcV":
-        raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either a floating "
-                           f"point or complex dtype. Got: {_tname(input._data)}")
+def _float_input(input, dtype, error):
+    """``input``, cast to ``dtype`` if given; RuntimeError ``error`` + its type name unless it is
+    floating or complex."""
+    if dtype is not None:
+        input = cast(input, dtype)
+    if input._data.dtype.kind not in "fcV":
+        raise RuntimeError(error + _tname(input._data))
+    return input
 
 
 @_np_aliases
@@ -203,7 +208,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     a = input._data
     axes = _axes(dim, a.ndim, "sum")
     if a.dtype.kind in "biu":
-        return _out(_make(np.asarray(np.sum(a, axis=axes, keepdims=keepdim, dtype=_int_acc(a, dtype)))), out)
+        return _out(_int_total(np.sum, a, axes, keepdim, dtype), out)
     op = SumBackward0 if axes is None else SumBackward1
     return _out(op.apply(input, axes=axes, keepdim=keepdim), out)
 
@@ -214,9 +219,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
     RuntimeError for bool/integer inputs unless a floating ``dtype`` is given.
     """
-    if dtype is not None:
-        input = cast(input, dtype)
-    _float_only(input, "mean")
+    input = _float_input(input, dtype, "mean(): could not infer output dtype. Input dtype must be either a "
+                                       "floating point or complex dtype. Got: ")
     axes = _axes(dim, input._data.ndim, "mean")
     op = MeanBackward0 if axes is None else MeanBackward1
     return _out(op.apply(input, axes=axes, keepdim=keepdim), out)
@@ -225,13 +229,11 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 @_np_aliases
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum treating NaN as zero (``torch.nansum``); integer inputs sum to int64."""
-    if dtype is not None:
-        input = cast(input, dtype)
-    a = input._data
-    axes = _axes(dim, a.ndim, "nansum")
-    if a.dtype.kind in "biu":
-        return _out(_make(np.asarray(np.sum(a, axis=axes, keepdims=keepdim, dtype=_int_acc(a, dtype)))), out)
-    return _out(NansumBackward0.apply(input, axes=axes, keepdim=keepdim), out)
+    t = input if dtype is None else cast(input, dtype)
+    axes = _axes(dim, t._data.ndim, "nansum")
+    if t._data.dtype.kind in "fcV":
+        return _out(NansumBackward0.apply(t, axes=axes, keepdim=keepdim), out)
+    return _out(_int_total(np.sum, t._data, axes, keepdim, dtype), out)  # no NaN to skip in integers
 
 
 @_np_aliases
@@ -240,12 +242,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
     RuntimeError for non-floating inputs. Computed as ``nansum / count`` like PyTorch (node ``DivBackward0``).
     """
-    if dtype is not None:
-        input = cast(input, dtype)
+    input = _float_input(input, dtype, "nanmean(): expected input to have floating point or complex dtype but got ")
     a = input._data
-    if a.dtype.kind not in "fcV":
-        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
-                           f"{_tname(a)}")
     axes = _axes(dim, a.ndim, "nanmean")
     cnt = np.sum(~np.isnan(a), axis=axes, keepdims=keepdim).astype(a.dtype)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -389,7 +387,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     axes = None if dim is None else (_dim1(dim, a.ndim, "prod"),)
     axes = axes if a.ndim else None
     if a.dtype.kind in "biu":
-        return _out(_make(np.asarray(np.prod(a, axis=axes, keepdims=keepdim, dtype=_int_acc(a, dtype)))), out)
+        return _out(_int_total(np.prod, a, axes, keepdim, dtype), out)
     op = ProdBackward0 if axes is None else ProdBackward1
     return _out(op.apply(input, axes=axes, keepdim=keepdim), out)
 
@@ -650,81 +648,6 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 
 
 # ------------------------------------------------------------------------------------------------
-# cumsum, cumprod
-# ------------------------------------------------------------------------------------------------
-def _rev_cumsum(x, axis):
-    return np.flip(np.cumsum(np.flip(x, axis), axis), axis)
-
-
-class CumsumBackward0(Op):
-    def forward(self, a, axis):
-        self.axis = axis
-        # (a 0-d input is its own running sum)
-        return np.cumsum(a, axis=axis, dtype=a.dtype) if a.ndim else a.copy()
-
-    def backward(self, g):
-        return _rev_cumsum(g, self.axis) if g.ndim else g
-
-
-class CumprodBackward0(Op):
-    _saves = (0, "out")
-
-    def forward(self, a, axis):
-        self.axis = axis
-        out = np.cumprod(a, axis=axis, dtype=a.dtype) if a.ndim else a.copy()
-        self.saved = (a, out)
-        return out
-
-    def backward(self, g):
-        a, out = self.saved
-        ax = self.axis
-        if a.ndim == 0:
-            return g
-        zero = a == 0
-        if not zero.any():
-            return _rev_cumsum(g * out, ax) / a
-        # With zeros, d out_j / d a_k for k before the first zero is out_j / a_k as usual; for the first
-        # zero z it is the cumprod with a_z replaced by 1; positions after z get nothing.
-        seen = np.cumsum(zero, axis=ax)
-        first = zero & (seen == 1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            before = _rev_cumsum(g * out, ax) / np.where(zero, 1, a)
-        at_zero = np.sum(g * np.cumprod(np.where(first, 1, a), axis=ax) * (seen >= 1), axis=ax, keepdims=True)
-        return np.where(seen == 0, before, np.where(first, at_zero, 0)).astype(a.dtype, copy=False)
-
-
-def _cumulative(op, name, input, dim, dtype, out):
-    if dtype is not None:
-        input = cast(input, dtype)
-    elif input._data.dtype.kind in "biu":
-        input = cast(input, _dtype.int64)
-    axis = _dim1(dim, input._data.ndim, name)
-    return _out(op.apply(input, axis=axis), out)
-
-
-@_np_aliases
-def cumsum(input, dim, *, dtype=None, out=None):
-    """Running sum along ``dim`` (``torch.cumsum``); bool/int inputs give int64 unless ``dtype``."""
-    return _cumulative(CumsumBackward0, "cumsum", input, dim, dtype, out)
-
-
-@_np_aliases
-def cumprod(input, dim, *, dtype=None, out=None):
-    """Running product along ``dim`` (``torch.cumprod``); the gradient is exact with zeros."""
-    return _cumulative(CumprodBackward0, "cumprod", input, dim, dtype, out)
-
-
-def cumsum_(input, dim, *, dtype=None):
-    """In-place ``cumsum`` (``Tensor.cumsum_``)."""
-    return inplace(input, cumsum, dim, dtype=dtype)
-
-
-def cumprod_(input, dim, *, dtype=None):
-    """In-place ``cumprod`` (``Tensor.cumprod_``)."""
-    return inplace(input, cumprod, dim, dtype=dtype)
-
-
-# ------------------------------------------------------------------------------------------------
 # norm
 # ------------------------------------------------------------------------------------------------
 class LinalgVectorNormBackward0(Op):
@@ -798,12 +721,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     dims (``dim`` a 2-tuple, or a 2-D input). ``dtype`` casts the input first. RuntimeError for
     non-floating inputs, an unknown order, or a ``'nuc'`` dim that is not a 2-tuple.
     """
-    if dtype is not None:
-        input = cast(input, dtype)
+    input = _float_input(input, dtype, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ")
     a = input._data
-    if a.dtype.kind not in "fcV":
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                           f"Got {_tname(a)}")
     if p is None:
         p = "fro"
     if isinstance(p, str):

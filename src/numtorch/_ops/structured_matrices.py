@@ -1,0 +1,69 @@
+"""Matrices built with a fixed structure from their inputs: the block-diagonal matrix of several
+tensors (``block_diag``, an ``Op``) and the Vandermonde matrix of a vector (``vander``, a composite
+of differentiable ops).
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import _dtype
+from ..autograd.function import Op
+from .creation import ones
+from .cumulative import cumprod
+from .pointwise import cast
+from .rearrange import cat
+
+__all__ = ["block_diag", "vander"]
+
+
+class BlockDiagBackward0(Op):
+    def forward(self, *mats):
+        self.shapes = [m.shape for m in mats]
+        ms = [m.reshape(1, -1) if m.ndim == 1 else m.reshape(1, 1) if m.ndim == 0 else m for m in mats]
+        self.blocks = [m.shape for m in ms]
+        dt = np.result_type(*mats) if mats else np.float32
+        out = np.zeros((builtins.sum(m.shape[0] for m in ms), builtins.sum(m.shape[1] for m in ms)), dt)
+        r = c = 0
+        for m in ms:  # one slice assignment per input tensor
+            out[r:r + m.shape[0], c:c + m.shape[1]] = m
+            r, c = r + m.shape[0], c + m.shape[1]
+        return out
+
+    def backward(self, g):
+        grads, r, c = [], 0, 0
+        for (h, w), s in zip(self.blocks, self.shapes):
+            grads.append(g[r:r + h, c:c + w].reshape(s))
+            r, c = r + h, c + w
+        return tuple(grads)
+
+
+def block_diag(*tensors):
+    """Block-diagonal matrix of 0-, 1- or 2-D tensors (``torch.block_diag``), dtypes promoted.
+    RuntimeError for a tensor with more than 2 dims."""
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+                               f"Input {i} has {t.dim()} dimensions")
+    if tensors:
+        rt = _dtype.result_type(*tensors)
+        tensors = [t if t._data.dtype == rt.np else cast(t, rt) for t in tensors]
+    return BlockDiagBackward0.apply(*tensors)
+
+
+def vander(x, N=None, increasing=False):
+    """Vandermonde matrix (``torch.vander``): columns ``x**(N-1) ... x**0`` (reversed if
+    ``increasing``); bool/int inputs give int64. RuntimeError for non-1-D x or negative N."""
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if x._data.dtype.kind in "bu" or x._data.dtype.kind == "i":
+        x = cast(x, _dtype.int64)
+    res = ones(x.shape[0], builtins.max(n, 1), dtype=x.dtype)
+    if n > 1:
+        res = cat([res[:, :1], cumprod(x.unsqueeze(1).expand(-1, n - 1), 1)], 1)
+    res = res[:, :n]
+    return res if increasing else res.flip(1)

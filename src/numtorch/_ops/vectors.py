@@ -1,0 +1,48 @@
+"""Operations on the vectors laid along one dim: the cross product of 3-vectors (``cross``) and
+``renorm``, which rescales each slice whose p-norm exceeds a maximum.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ._util import wrap_dim
+from .creation import ones_like
+from .linalg import cross as _linalg_cross
+from .pointwise import _out, where
+from .reduction import LinalgVectorNormBackward0, _tname
+
+__all__ = ["cross", "renorm"]
+
+
+def cross(input, other, dim=None, *, out=None):
+    """Cross product of 3-vectors along ``dim`` (``torch.cross``); ``dim=None`` picks the first dim
+    of size 3 (with PyTorch's deprecation warning). Delegates to ``linalg.cross``."""
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+                      "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
+                      "dim will change to agree with that of linalg.cross in a future release.")
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dim = next((i for i, s in enumerate(shape) if s == 3), -1)
+    return _linalg_cross(input, other, dim=dim, out=out)
+
+
+def renorm(input, p, dim, maxnorm, *, out=None):
+    """Rescale each slice ``input.select(dim, i)`` whose p-norm exceeds ``maxnorm`` to norm
+    ``maxnorm`` (``torch.renorm``; factor ``maxnorm / (norm + 1e-7)``). RuntimeError for p <= 0,
+    maxnorm < 0, non-float input, or a 0-d input."""
+    if input._data.dtype.kind not in "fcV":
+        raise RuntimeError(f"\"renorm\" not implemented for '{_tname(input._data)}'")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    nd = input.dim()
+    if nd <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {nd} dimensions")
+    d = wrap_dim(dim, nd)
+    axes = tuple(i for i in range(nd) if i != d)
+    norm = LinalgVectorNormBackward0.apply(input, ord=float(p), axes=axes, keepdim=True)
+    factor = where(norm > maxnorm, maxnorm / (norm + 1e-7), ones_like(norm))
+    return _out(input * factor, out)
