@@ -1,7 +1,10 @@
 """The Bernoulli distribution (mirrors ``torch.distributions.bernoulli``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
+from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .exp_family import ExponentialFamily
 from .utils import _NUMBER, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
@@ -91,24 +94,20 @@ class Bernoulli(ExponentialFamily):
         return self._param.size()
 
     def sample(self, sample_shape=Size()):
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return torch.bernoulli(self.probs.expand(shape))
 
     def log_prob(self, value):
-        from ..nn.functional import binary_cross_entropy_with_logits
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
         return -binary_cross_entropy_with_logits(logits, value, reduction="none")
 
     def entropy(self):
-        from ..nn.functional import binary_cross_entropy_with_logits
         return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
 
     def enumerate_support(self, expand=True):
-        import numtorch as torch
         values = torch.arange(2, dtype=self._param.dtype, device=self._param.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:

@@ -1,6 +1,8 @@
 """The binomial distribution (mirrors ``torch.distributions.binomial``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from ._special import binomial, lgamma
@@ -56,7 +58,6 @@ class Binomial(Distribution):
         return new
 
     def _new(self, *args, **kwargs):
-        import numtorch as torch
         return torch.empty(*args, dtype=self._param.dtype, **kwargs)
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
@@ -88,13 +89,11 @@ class Binomial(Distribution):
         return self._param.size()
 
     def sample(self, sample_shape=Size()):
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value):
-        import numtorch as torch
         if self._validate_args:
             self._validate_sample(value)
         log_factorial_n = lgamma(self.total_count + 1)
@@ -112,13 +111,11 @@ class Binomial(Distribution):
         return total_count
 
     def entropy(self):
-        import numtorch as torch
         self._homogeneous_count("entropy")
         log_prob = self.log_prob(self.enumerate_support(False))
         return -(torch.exp(log_prob) * log_prob).sum(0)
 
     def enumerate_support(self, expand=True):
-        import numtorch as torch
         total_count = self._homogeneous_count("enumerate_support")
         values = torch.arange(1 + total_count, dtype=self._param.dtype)
         values = values.view((-1,) + (1,) * len(self._batch_shape))

@@ -1,6 +1,8 @@
 """The Categorical distribution (mirrors ``torch.distributions.categorical``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from .bernoulli import _new_like
@@ -75,7 +77,6 @@ class Categorical(Distribution):
 
     @property
     def mean(self) -> Tensor:
-        import numtorch as torch
         return torch.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
 
     @property
@@ -84,11 +85,9 @@ class Categorical(Distribution):
 
     @property
     def variance(self) -> Tensor:
-        import numtorch as torch
         return torch.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
 
     def sample(self, sample_shape=Size()):
-        import numtorch as torch
         sample_shape = Size(sample_shape)
         probs_2d = self.probs.reshape(-1, self._num_events)
         with torch.no_grad():
@@ -96,7 +95,6 @@ class Categorical(Distribution):
         return samples_2d.reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value):
-        import numtorch as torch
         if self._validate_args:
             self._validate_sample(value)
         value = value.long().unsqueeze(-1)
@@ -105,14 +103,12 @@ class Categorical(Distribution):
         return log_pmf.gather(-1, value).squeeze(-1)
 
     def entropy(self):
-        import numtorch as torch
         min_real = torch.finfo(self.logits.dtype).min
         logits = torch.clamp(self.logits, min=min_real)
         p_log_p = logits * self.probs
         return -p_log_p.sum(-1)
 
     def enumerate_support(self, expand=True):
-        import numtorch as torch
         values = torch.arange(self._num_events, dtype=torch.long)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:

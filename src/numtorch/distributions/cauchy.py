@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from .distribution import Distribution
@@ -40,7 +42,6 @@ class Cauchy(Distribution):
 
     @property
     def mean(self) -> Tensor:
-        import numtorch as torch
         return torch.full(self._extended_shape(), math.nan, dtype=self.loc.dtype)
 
     @property
@@ -49,11 +50,9 @@ class Cauchy(Distribution):
 
     @property
     def variance(self) -> Tensor:
-        import numtorch as torch
         return torch.full(self._extended_shape(), math.inf, dtype=self.loc.dtype)
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         eps = torch.empty(shape, dtype=self.loc.dtype).cauchy_()
         return self.loc + eps * self.scale
@@ -64,13 +63,11 @@ class Cauchy(Distribution):
         return -math.log(math.pi) - self.scale.log() - (((value - self.loc) / self.scale) ** 2).log1p()
 
     def cdf(self, value):
-        import numtorch as torch
         if self._validate_args:
             self._validate_sample(value)
         return torch.atan((value - self.loc) / self.scale) / math.pi + 0.5
 
     def icdf(self, value):
-        import numtorch as torch
         return torch.tan(math.pi * (value - 0.5)) * self.scale + self.loc
 
     def entropy(self):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import warnings
 
 from .._tensor import Size, Tensor
+from ..autograd import no_grad
 from . import constraints
 from .utils import lazy_property
 
@@ -105,7 +106,6 @@ class Distribution:
 
     def sample(self, sample_shape=Size()) -> Tensor:
         """A sample of shape ``sample_shape + batch_shape + event_shape``, without gradient."""
-        from ..autograd import no_grad
         with no_grad():
             return self.rsample(sample_shape)
 

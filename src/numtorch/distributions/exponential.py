@@ -1,6 +1,8 @@
 """The exponential distribution (mirrors ``torch.distributions.exponential``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -26,7 +28,6 @@ class Exponential(ExponentialFamily):
 
     @property
     def mode(self) -> Tensor:
-        import numtorch as torch
         return torch.zeros_like(self.rate)
 
     @property
@@ -51,7 +52,6 @@ class Exponential(ExponentialFamily):
         return new
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         return torch.empty(shape, dtype=self.rate.dtype).exponential_() / self.rate
 
@@ -61,17 +61,14 @@ class Exponential(ExponentialFamily):
         return self.rate.log() - self.rate * value
 
     def cdf(self, value):
-        import numtorch as torch
         if self._validate_args:
             self._validate_sample(value)
         return 1 - torch.exp(-self.rate * value)
 
     def icdf(self, value):
-        import numtorch as torch
         return -torch.log1p(-value) / self.rate
 
     def entropy(self):
-        import numtorch as torch
         return 1.0 - torch.log(self.rate)
 
     @property
@@ -79,5 +76,4 @@ class Exponential(ExponentialFamily):
         return (-self.rate,)
 
     def _log_normalizer(self, x):
-        import numtorch as torch
         return -torch.log(-x)

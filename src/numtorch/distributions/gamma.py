@@ -1,6 +1,8 @@
 """The Gamma distribution (mirrors ``torch.distributions.gamma``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from ._special import digamma, gammainc, lgamma, standard_gamma, xlogy
@@ -57,14 +59,12 @@ class Gamma(ExponentialFamily):
         return new
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         value = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
         value.detach().clamp_(min=torch.finfo(value.dtype).tiny)  # not recorded by autograd
         return value
 
     def log_prob(self, value):
-        import numtorch as torch
         value = torch.as_tensor(value, dtype=self.rate.dtype)
         if self._validate_args:
             self._validate_sample(value)

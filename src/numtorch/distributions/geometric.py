@@ -1,7 +1,10 @@
 """The geometric distribution (mirrors ``torch.distributions.geometric``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
+from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
 from .distribution import Distribution
 from .utils import _NUMBER, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
@@ -57,7 +60,6 @@ class Geometric(Distribution):
 
     @property
     def mode(self) -> Tensor:
-        import numtorch as torch
         return torch.zeros_like(self.probs)
 
     @property
@@ -73,7 +75,6 @@ class Geometric(Distribution):
         return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=Size()):
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         tiny = torch.finfo(self.probs.dtype).tiny
         with torch.no_grad():
@@ -89,5 +90,4 @@ class Geometric(Distribution):
         return value * (-probs).log1p() + self.probs.log()
 
     def entropy(self):
-        from ..nn.functional import binary_cross_entropy_with_logits
         return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs

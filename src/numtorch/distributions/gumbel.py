@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numtorch as torch
+
 from .._tensor import Tensor
 from . import constraints
 from .transformed_distribution import TransformedDistribution
@@ -21,7 +23,6 @@ class Gumbel(TransformedDistribution):
     support = constraints.real
 
     def __init__(self, loc, scale, validate_args=None) -> None:
-        import numtorch as torch
         self.loc, self.scale = broadcast_all(loc, scale)
         finfo = torch.finfo(self.loc.dtype)
         if isinstance(loc, _NUMBER) and isinstance(scale, _NUMBER):

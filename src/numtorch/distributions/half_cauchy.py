@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numtorch as torch
+
 from .._tensor import Tensor
 from . import constraints
 from .cauchy import Cauchy
@@ -34,12 +36,10 @@ class HalfCauchy(TransformedDistribution):
 
     @property
     def mean(self) -> Tensor:
-        import numtorch as torch
         return torch.full(self._extended_shape(), math.inf, dtype=self.scale.dtype)
 
     @property
     def mode(self) -> Tensor:
-        import numtorch as torch
         return torch.zeros_like(self.scale)
 
     @property
@@ -47,7 +47,6 @@ class HalfCauchy(TransformedDistribution):
         return self.base_dist.variance
 
     def log_prob(self, value):
-        import numtorch as torch
         if self._validate_args:
             self._validate_sample(value)
         value = torch.as_tensor(value, dtype=self.base_dist.scale.dtype)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numtorch as torch
+
 from .._tensor import Tensor
 from . import constraints
 from .normal import Normal
@@ -38,7 +40,6 @@ class HalfNormal(TransformedDistribution):
 
     @property
     def mode(self) -> Tensor:
-        import numtorch as torch
         return torch.zeros_like(self.scale)
 
     @property
@@ -46,7 +47,6 @@ class HalfNormal(TransformedDistribution):
         return self.scale.pow(2) * (1 - 2 / math.pi)
 
     def log_prob(self, value):
-        import numtorch as torch
         if self._validate_args:
             self._validate_sample(value)
         log_prob = self.base_dist.log_prob(value) + math.log(2)

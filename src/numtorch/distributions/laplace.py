@@ -1,6 +1,8 @@
 """The Laplace distribution (mirrors ``torch.distributions.laplace``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from .distribution import Distribution
@@ -53,29 +55,24 @@ class Laplace(Distribution):
         return new
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         finfo = torch.finfo(self.loc.dtype)
         u = torch.empty(shape, dtype=self.loc.dtype).uniform_(finfo.eps - 1, 1)
         return self.loc - self.scale * u.sign() * torch.log1p(-u.abs())
 
     def log_prob(self, value):
-        import numtorch as torch
         if self._validate_args:
             self._validate_sample(value)
         return -torch.log(2 * self.scale) - torch.abs(value - self.loc) / self.scale
 
     def cdf(self, value):
-        import numtorch as torch
         if self._validate_args:
             self._validate_sample(value)
         return 0.5 - 0.5 * (value - self.loc).sign() * torch.expm1(-(value - self.loc).abs() / self.scale)
 
     def icdf(self, value):
-        import numtorch as torch
         term = value - 0.5
         return self.loc - self.scale * term.sign() * torch.log1p(-2 * term.abs())
 
     def entropy(self):
-        import numtorch as torch
         return 1 + torch.log(2 * self.scale)

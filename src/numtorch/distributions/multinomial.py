@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from ._special import lgamma
@@ -72,7 +74,6 @@ class Multinomial(Distribution):
         return self._categorical.param_shape
 
     def sample(self, sample_shape=Size()):
-        import numtorch as torch
         sample_shape = Size(sample_shape)
         samples = self._categorical.sample(Size((self.total_count,)) + sample_shape)
         # (total_count, *sample_shape, *batch) -> (*sample_shape, *batch, total_count)
@@ -84,7 +85,6 @@ class Multinomial(Distribution):
         return counts.type_as(self.probs)
 
     def entropy(self):
-        import numtorch as torch
         n = torch.tensor(self.total_count)
         cat_entropy = self._categorical.entropy()
         term1 = n * cat_entropy - lgamma(n + 1)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
@@ -64,7 +66,6 @@ class Normal(ExponentialFamily):
         return new
 
     def sample(self, sample_shape=Size()) -> Tensor:
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return torch.normal(self.loc.expand(shape), self.scale.expand(shape))
@@ -82,13 +83,11 @@ class Normal(ExponentialFamily):
         return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
 
     def cdf(self, value):
-        import numtorch as torch
         if self._validate_args:
             self._validate_sample(value)
         return 0.5 * (1 + torch.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
     def icdf(self, value):
-        import numtorch as torch
         return self.loc + self.scale * torch.erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self):

@@ -1,7 +1,10 @@
 """One-hot categorical distributions (mirrors ``torch.distributions.one_hot_categorical``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
+from ..nn.functional import one_hot
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
@@ -56,7 +59,6 @@ class OneHotCategorical(Distribution):
 
     @property
     def mode(self) -> Tensor:
-        from ..nn.functional import one_hot
         probs = self._categorical.probs
         return one_hot(probs.argmax(dim=-1), num_classes=probs.shape[-1]).to(probs)
 
@@ -69,7 +71,6 @@ class OneHotCategorical(Distribution):
         return self._categorical.param_shape
 
     def sample(self, sample_shape=Size()):
-        from ..nn.functional import one_hot
         sample_shape = Size(sample_shape)
         probs = self._categorical.probs
         indices = self._categorical.sample(sample_shape)
@@ -85,7 +86,6 @@ class OneHotCategorical(Distribution):
         return self._categorical.entropy()
 
     def enumerate_support(self, expand=True):
-        import numtorch as torch
         n = self.event_shape[0]
         values = torch.eye(n, dtype=self._param.dtype)
         values = values.view((n,) + (1,) * len(self.batch_shape) + (n,))

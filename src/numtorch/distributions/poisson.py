@@ -1,6 +1,8 @@
 """The Poisson distribution (mirrors ``torch.distributions.poisson``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from ._special import lgamma, xlogy
@@ -45,7 +47,6 @@ class Poisson(ExponentialFamily):
         return new
 
     def sample(self, sample_shape=Size()):
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return torch.poisson(self.rate.expand(shape))
@@ -58,9 +59,7 @@ class Poisson(ExponentialFamily):
 
     @property
     def _natural_params(self):
-        import numtorch as torch
         return (torch.log(self.rate),)
 
     def _log_normalizer(self, x):
-        import numtorch as torch
         return torch.exp(x)

@@ -2,6 +2,8 @@
 ``torch.distributions.relaxed_bernoulli``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from .distribution import Distribution
@@ -54,7 +56,6 @@ class LogitRelaxedBernoulli(Distribution):
         return new
 
     def _new(self, *args, **kwargs):
-        import numtorch as torch
         return torch.empty(*args, dtype=self._param.dtype, **kwargs)
 
     @lazy_property
@@ -70,7 +71,6 @@ class LogitRelaxedBernoulli(Distribution):
         return self._param.size()
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         probs = clamp_probs(self.probs.expand(shape))
         uniforms = clamp_probs(torch.rand(shape, dtype=probs.dtype))

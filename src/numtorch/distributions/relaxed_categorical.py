@@ -2,6 +2,8 @@
 ``torch.distributions.relaxed_categorical``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from ._special import lgamma
@@ -57,7 +59,6 @@ class ExpRelaxedCategorical(Distribution):
         return self._categorical.probs
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         uniforms = clamp_probs(torch.rand(shape, dtype=self.logits.dtype))
         gumbels = -((-(uniforms.log())).log())
@@ -65,7 +66,6 @@ class ExpRelaxedCategorical(Distribution):
         return scores - scores.logsumexp(dim=-1, keepdim=True)
 
     def log_prob(self, value):
-        import numtorch as torch
         K = self._categorical._num_events
         if self._validate_args:
             self._validate_sample(value)

@@ -1,6 +1,8 @@
 """The Uniform distribution (mirrors ``torch.distributions.uniform``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from .distribution import Distribution
@@ -63,7 +65,6 @@ class Uniform(Distribution):
         return constraints.interval(self.low, self.high)
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         rand = torch.rand(shape, dtype=self.low.dtype, device=self.low.device)
         return self.low + rand * (self.high - self.low)
