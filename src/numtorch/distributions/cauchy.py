@@ -8,7 +8,6 @@ import numtorch as torch
 from .._tensor import Size, Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import _NUMBER, broadcast_all
 
 __all__ = ["Cauchy"]
 
@@ -24,21 +23,10 @@ class Cauchy(Distribution):
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args=None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, _NUMBER) and isinstance(scale, _NUMBER):
-            batch_shape = Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._broadcast_params(loc=loc, scale=scale), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Cauchy, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Cauchy, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Cauchy, batch_shape, _instance, "loc", "scale")
 
     @property
     def mean(self) -> Tensor:

@@ -6,7 +6,6 @@ import numtorch as torch
 from .._tensor import Size, Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _NUMBER, broadcast_all
 
 __all__ = ["Exponential"]
 
@@ -39,17 +38,10 @@ class Exponential(ExponentialFamily):
         return self.rate.pow(-2)
 
     def __init__(self, rate, validate_args=None) -> None:
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, _NUMBER) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._broadcast_params(rate=rate), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Exponential, _instance)
-        batch_shape = Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Exponential, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Exponential, batch_shape, _instance, "rate")
 
     def rsample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)

@@ -8,7 +8,7 @@ import numtorch as torch
 from .._tensor import Size, Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _NUMBER, _standard_normal, broadcast_all
+from .utils import _NUMBER, _standard_normal
 
 __all__ = ["Normal"]
 
@@ -49,21 +49,10 @@ class Normal(ExponentialFamily):
         return self.stddev.pow(2)
 
     def __init__(self, loc, scale, validate_args=None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, _NUMBER) and isinstance(scale, _NUMBER):
-            batch_shape = Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._broadcast_params(loc=loc, scale=scale), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Normal, _instance)
-        batch_shape = Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
-        super(Normal, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Normal, batch_shape, _instance, "loc", "scale")
 
     def sample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)

@@ -7,7 +7,7 @@ from .._tensor import Size, Tensor
 from . import constraints
 from ._special import lgamma, xlogy
 from .exp_family import ExponentialFamily
-from .utils import _NUMBER, broadcast_all
+from .utils import broadcast_all
 
 __all__ = ["Poisson"]
 
@@ -34,17 +34,10 @@ class Poisson(ExponentialFamily):
         return self.rate
 
     def __init__(self, rate, validate_args=None) -> None:
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, _NUMBER) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._broadcast_params(rate=rate), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Poisson, _instance)
-        batch_shape = Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Poisson, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Poisson, batch_shape, _instance, "rate")
 
     def sample(self, sample_shape=Size()):
         shape = self._extended_shape(sample_shape)
