@@ -208,3 +208,16 @@ class Distribution:
         args = ", ".join(f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
                          for p in names)
         return self.__class__.__name__ + "(" + args + ")"
+
+
+class _LocationFamily:
+    """Mixin (before the Distribution base) for distributions whose location ``loc`` is both their mean
+    and their mode: Normal, Laplace, MultivariateNormal, LowRankMultivariateNormal."""
+
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc

@@ -5,12 +5,12 @@ import numtorch as torch
 
 from .._tensor import Size, Tensor
 from . import constraints
-from .distribution import Distribution
+from .distribution import Distribution, _LocationFamily
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(_LocationFamily, Distribution):
     """Laplace distribution with location ``loc`` and scale ``scale`` (> 0) (``torch.distributions.Laplace``).
 
     ``rsample`` inverts the CDF at ``u = empty(shape).uniform_(eps - 1, 1)``, so seeded draws equal PyTorch's.
@@ -19,14 +19,6 @@ class Laplace(Distribution):
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:

@@ -9,7 +9,7 @@ import numtorch as torch
 from .._tensor import Size, Tensor
 from . import constraints
 from ._special import solve_triangular
-from .distribution import Distribution
+from .distribution import Distribution, _LocationFamily
 from .multivariate_normal import _batch_mahalanobis, _batch_mv
 from .utils import _standard_normal, lazy_property
 
@@ -42,7 +42,7 @@ def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
     return mahalanobis_term1 - mahalanobis_term2
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(_LocationFamily, Distribution):
     """Multivariate normal with covariance ``cov_factor @ cov_factor.T + diag(cov_diag)``
     (``torch.distributions.LowRankMultivariateNormal``).
 
@@ -98,14 +98,6 @@ class LowRankMultivariateNormal(Distribution):
         super(LowRankMultivariateNormal, new).__init__(batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @lazy_property
     def variance(self) -> Tensor:

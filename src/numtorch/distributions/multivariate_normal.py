@@ -8,7 +8,7 @@ import numtorch as torch
 from .._tensor import Size, Tensor
 from . import constraints
 from ._special import cholesky_inverse, solve_triangular
-from .distribution import Distribution
+from .distribution import Distribution, _LocationFamily
 from .utils import _broadcast_shapes, _standard_normal, lazy_property
 
 __all__ = ["MultivariateNormal"]
@@ -64,7 +64,7 @@ def _precision_to_scale_tril(P: Tensor) -> Tensor:
     return solve_triangular(L_inv, _eye_like(P), upper=False)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(_LocationFamily, Distribution):
     """Multivariate normal distribution with mean ``loc`` ``(*, n)`` and exactly one of
     ``covariance_matrix``, ``precision_matrix`` (positive definite) or ``scale_tril`` (lower triangular with
     a positive diagonal), each ``(*, n, n)`` (``torch.distributions.MultivariateNormal``).
@@ -147,14 +147,6 @@ class MultivariateNormal(Distribution):
     @lazy_property
     def precision_matrix(self) -> Tensor:
         return cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:

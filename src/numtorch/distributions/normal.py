@@ -7,13 +7,14 @@ import numtorch as torch
 
 from .._tensor import Size, Tensor
 from . import constraints
+from .distribution import _LocationFamily
 from .exp_family import ExponentialFamily
 from .utils import _NUMBER, _standard_normal
 
 __all__ = ["Normal"]
 
 
-class Normal(ExponentialFamily):
+class Normal(_LocationFamily, ExponentialFamily):
     """Normal (Gaussian) distribution with mean ``loc`` and standard deviation ``scale``
     (``torch.distributions.Normal``).
 
@@ -31,14 +32,6 @@ class Normal(ExponentialFamily):
     support = constraints.real
     has_rsample = True
     _mean_carrier_measure = 0
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def stddev(self) -> Tensor:
