@@ -7,7 +7,7 @@ from .._tensor import Size, Tensor
 from . import constraints
 from .bernoulli import _new_like
 from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import _delegated, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
 
@@ -114,3 +114,34 @@ class Categorical(Distribution):
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
         return values
+
+
+class _CategoricalBased:
+    """Mixin (before the Distribution base) for distributions built on a ``Categorical`` kept as
+    ``_categorical`` (OneHotCategorical, Multinomial, ExpRelaxedCategorical): its parameters, shapes
+    and ``expand``."""
+
+    def _set_categorical(self, probs, logits) -> tuple:
+        """Build the Categorical (ValueError unless exactly one of ``probs``/``logits``); return
+        ``(batch_shape, event_shape)``, the event being one vector of its ``K`` classes."""
+        self._categorical = Categorical(probs, logits)
+        return self._categorical.batch_shape, self._categorical.param_shape[-1:]
+
+    def _expand_categorical(self, cls, batch_shape, _instance, *shared):
+        """``expand`` of ``cls``: the Categorical expanded, the attributes named in ``shared`` kept."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        for name in shared:
+            setattr(new, name, getattr(self, name))
+        new._categorical = self._categorical.expand(batch_shape)
+        super(cls, new).__init__(batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def _new(self, *args, **kwargs):
+        return self._categorical._new(*args, **kwargs)
+
+    _param = _delegated("_categorical", "_param")
+    probs = _delegated("_categorical", "probs")
+    logits = _delegated("_categorical", "logits")
+    param_shape = _delegated("_categorical", "param_shape")

@@ -10,7 +10,7 @@ from ._probs_or_logits import _BinaryProbsOrLogits
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import broadcast_all, clamp_probs
+from .utils import _delegated, broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
@@ -69,6 +69,9 @@ class RelaxedBernoulli(TransformedDistribution):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
     has_rsample = True
+    temperature = _delegated("base_dist", "temperature")
+    logits = _delegated("base_dist", "logits")
+    probs = _delegated("base_dist", "probs")
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None) -> None:
         base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
@@ -77,15 +80,3 @@ class RelaxedBernoulli(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self) -> Tensor:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs

@@ -28,6 +28,13 @@ def _broadcast_shapes(*shapes) -> Size:
                            f"between {list(shapes[0])} and {list(shapes[1])}") from None
 
 
+def _delegated(holder: str, name: str) -> property:
+    """A read-only property that forwards to ``self.<holder>.<name>``: the parameters a distribution
+    exposes from the one it wraps (its ``base_dist``, its ``_categorical``)."""
+    return property(lambda self: getattr(getattr(self, holder), name),
+                    doc=f"The ``{name}`` of ``{holder}``.")
+
+
 def broadcast_all(*values):
     """Broadcast tensors and numbers together (``torch.distributions.utils.broadcast_all``).
 
