@@ -19,14 +19,17 @@ one stream), so the samplers loop in Python over elements, as ATen's ``cpu_seria
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import math
 
 import numpy as np
 
-from .. import _generator as _G
+from .. import _generator as _G, linalg
 from .._ops._util import unbroadcast
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..autograd.function import Op
+from .._ops.sampling import _eng
 
 class _Lazy_scipy_special:
     """``scipy.special``, imported on first use so that ``import numtorch`` stays light."""
@@ -94,7 +97,6 @@ class LinalgSolveTriangularBackward0(Op):
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool) -> Tensor:
     """``torch.linalg.solve_triangular(A, B, upper=upper)`` (left side, batched and broadcast): ``X`` with
     ``A @ X = B`` for triangular ``A`` of shape ``(*, n, n)`` and ``B`` of shape ``(*, n, k)``."""
-    from .. import linalg
     own = getattr(linalg, "solve_triangular", None)
     if own is not None:  # numtorch's own, once the linalg family has it
         return own(A, B, upper=upper)
@@ -249,14 +251,12 @@ class StandardGammaBackward0(Op):
 def standard_gamma(alpha: Tensor, generator=None) -> Tensor:
     """``torch._standard_gamma(alpha)``: Gamma(alpha, 1) samples of ``alpha``'s shape and dtype, drawn from
     PyTorch's CPU stream; differentiable w.r.t. ``alpha`` (reparameterized gradient)."""
-    from .._ops.sampling import _eng
     return StandardGammaBackward0.apply(alpha, eng=_eng(generator))
 
 
 def sample_dirichlet(alpha: np.ndarray, generator=None) -> np.ndarray:
     """``torch._sample_dirichlet(alpha)`` values: float64 gamma draws normalised over the last axis, cast to
     ``alpha``'s dtype and kept inside ``[tiny, 1)`` (ATen's ``_s_dirichlet_cpu``)."""
-    from .._ops.sampling import _eng
     eng = _eng(generator)
     dt = alpha.dtype
     gam = np.array([_sample_gamma_one(eng, a, False) for a in alpha.astype(np.float64).ravel().tolist()],
@@ -450,8 +450,6 @@ def _log1p_st(x, st) -> float:
 
 
 def _libm_f(name: str):
-    import ctypes
-    import ctypes.util
     global _LIBM
     if _LIBM is None:
         path = ctypes.util.find_library("m")
@@ -528,8 +526,6 @@ def _sample_binomial_one(eng, count, prob, st) -> float:
 def binomial(count: Tensor, prob: Tensor, generator=None) -> Tensor:
     """``torch.binomial(count, prob)``: Binomial samples of ``count``'s shape and dtype (broadcast inputs
     of one float dtype), drawn element by element in C order from PyTorch's CPU stream; no gradient."""
-    from .._tensor import _make
-    from .._ops.sampling import _eng
     eng = _eng(generator)
     c, p = np.broadcast_arrays(np.asarray(count._data), np.asarray(prob._data))
     dt = c.dtype

@@ -7,17 +7,14 @@ from __future__ import annotations
 import functools
 import operator
 
+import numtorch as torch
+
 from .._tensor import Size
 from . import constraints
 from .utils import _sum_rightmost, lazy_property
 
 __all__ = ["Transform", "ComposeTransform", "identity_transform", "IndependentTransform", "ReshapeTransform",
            "CatTransform", "StackTransform"]
-
-
-def _torch():
-    import numtorch
-    return numtorch
 
 
 class Transform:
@@ -251,7 +248,7 @@ class ComposeTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         if not self.parts:
-            return _torch().zeros_like(x)
+            return torch.zeros_like(x)
         xs = [x]  # the intermediate values (cached parts return them without recomputing)
         for part in self.parts[:-1]:
             xs.append(part(xs[-1]))
@@ -434,7 +431,7 @@ class CatTransform(Transform):
             piece = t.narrow(self.dim, start, length)
             out.append(trans.inv(piece) if inverse else trans(piece))
             start = start + length
-        return _torch().cat(out, dim=self.dim)
+        return torch.cat(out, dim=self.dim)
 
     def _call(self, x):
         self._check(x, "x")
@@ -460,7 +457,7 @@ class CatTransform(Transform):
             dim = dim - x.dim()
         dim = dim + self.event_dim
         if dim < 0:
-            return _torch().cat(logdetjacs, dim=dim)
+            return torch.cat(logdetjacs, dim=dim)
         return sum(logdetjacs)
 
     @property
@@ -504,17 +501,17 @@ class StackTransform(Transform):
 
     def _call(self, x):
         self._check(x, "x")
-        return _torch().stack([t(s) for s, t in zip(self._slice(x), self.transforms)], dim=self.dim)
+        return torch.stack([t(s) for s, t in zip(self._slice(x), self.transforms)], dim=self.dim)
 
     def _inverse(self, y):
         self._check(y, "y")
-        return _torch().stack([t.inv(s) for s, t in zip(self._slice(y), self.transforms)], dim=self.dim)
+        return torch.stack([t.inv(s) for s, t in zip(self._slice(y), self.transforms)], dim=self.dim)
 
     def log_abs_det_jacobian(self, x, y):
         self._check(x, "x", "x")
         self._check(y, "y", "y")
         terms = [t.log_abs_det_jacobian(xs, ys) for xs, ys, t in zip(self._slice(x), self._slice(y), self.transforms)]
-        return _torch().stack(terms, dim=self.dim)
+        return torch.stack(terms, dim=self.dim)
 
     @property
     def bijective(self) -> bool:

@@ -1,10 +1,14 @@
 """The Bernoulli distribution (mirrors ``torch.distributions.bernoulli``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
+from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
+from ._probs_or_logits import _BinaryProbsOrLogits
 from .exp_family import ExponentialFamily
-from .utils import _NUMBER, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 __all__ = ["Bernoulli"]
 
@@ -16,7 +20,7 @@ def _new_like(param: Tensor, *args, **kwargs) -> Tensor:
     return param.new_empty(args, **kwargs)
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(_BinaryProbsOrLogits, ExponentialFamily):
     """Bernoulli distribution over ``{0, 1}`` given ``probs`` or ``logits`` (log-odds), not both
     (``torch.distributions.Bernoulli``).
 
@@ -36,27 +40,12 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, validate_args=None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            is_scalar = isinstance(probs, _NUMBER)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, _NUMBER)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._set_probs_or_logits(probs, logits), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Bernoulli, _instance)
         batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
+        self._expand_probs_or_logits(new, batch_shape)
         super(Bernoulli, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
@@ -78,37 +67,25 @@ class Bernoulli(ExponentialFamily):
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
 
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
     @property
     def param_shape(self) -> Size:
         return self._param.size()
 
     def sample(self, sample_shape=Size()):
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return torch.bernoulli(self.probs.expand(shape))
 
     def log_prob(self, value):
-        from ..nn.functional import binary_cross_entropy_with_logits
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
         return -binary_cross_entropy_with_logits(logits, value, reduction="none")
 
     def entropy(self):
-        from ..nn.functional import binary_cross_entropy_with_logits
         return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
 
     def enumerate_support(self, expand=True):
-        import numtorch as torch
         values = torch.arange(2, dtype=self._param.dtype, device=self._param.device)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:

@@ -1,6 +1,8 @@
 """The Beta distribution (mirrors ``torch.distributions.beta``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from ._special import lgamma
@@ -21,7 +23,6 @@ class Beta(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args=None) -> None:
-        import numtorch as torch
         if isinstance(concentration1, _NUMBER) and isinstance(concentration0, _NUMBER):
             both = torch.tensor([float(concentration1), float(concentration0)])
         else:
@@ -55,7 +56,6 @@ class Beta(ExponentialFamily):
         return self._dirichlet.rsample(sample_shape).select(-1, 0)
 
     def log_prob(self, value):
-        import numtorch as torch
         if self._validate_args:
             self._validate_sample(value)
         heads_tails = torch.stack([value, 1.0 - value], -1)

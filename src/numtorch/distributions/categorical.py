@@ -1,11 +1,13 @@
 """The Categorical distribution (mirrors ``torch.distributions.categorical``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from .bernoulli import _new_like
 from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import _delegated, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
 
@@ -75,7 +77,6 @@ class Categorical(Distribution):
 
     @property
     def mean(self) -> Tensor:
-        import numtorch as torch
         return torch.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
 
     @property
@@ -84,11 +85,9 @@ class Categorical(Distribution):
 
     @property
     def variance(self) -> Tensor:
-        import numtorch as torch
         return torch.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
 
     def sample(self, sample_shape=Size()):
-        import numtorch as torch
         sample_shape = Size(sample_shape)
         probs_2d = self.probs.reshape(-1, self._num_events)
         with torch.no_grad():
@@ -96,7 +95,6 @@ class Categorical(Distribution):
         return samples_2d.reshape(self._extended_shape(sample_shape))
 
     def log_prob(self, value):
-        import numtorch as torch
         if self._validate_args:
             self._validate_sample(value)
         value = value.long().unsqueeze(-1)
@@ -105,16 +103,45 @@ class Categorical(Distribution):
         return log_pmf.gather(-1, value).squeeze(-1)
 
     def entropy(self):
-        import numtorch as torch
         min_real = torch.finfo(self.logits.dtype).min
         logits = torch.clamp(self.logits, min=min_real)
         p_log_p = logits * self.probs
         return -p_log_p.sum(-1)
 
     def enumerate_support(self, expand=True):
-        import numtorch as torch
         values = torch.arange(self._num_events, dtype=torch.long)
         values = values.view((-1,) + (1,) * len(self._batch_shape))
         if expand:
             values = values.expand((-1,) + tuple(self._batch_shape))
         return values
+
+
+class _CategoricalBased:
+    """Mixin (before the Distribution base) for distributions built on a ``Categorical`` kept as
+    ``_categorical`` (OneHotCategorical, Multinomial, ExpRelaxedCategorical): its parameters, shapes
+    and ``expand``."""
+
+    def _set_categorical(self, probs, logits) -> tuple:
+        """Build the Categorical (ValueError unless exactly one of ``probs``/``logits``); return
+        ``(batch_shape, event_shape)``, the event being one vector of its ``K`` classes."""
+        self._categorical = Categorical(probs, logits)
+        return self._categorical.batch_shape, self._categorical.param_shape[-1:]
+
+    def _expand_categorical(self, cls, batch_shape, _instance, *shared):
+        """``expand`` of ``cls``: the Categorical expanded, the attributes named in ``shared`` kept."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        for name in shared:
+            setattr(new, name, getattr(self, name))
+        new._categorical = self._categorical.expand(batch_shape)
+        super(cls, new).__init__(batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def _new(self, *args, **kwargs):
+        return self._categorical._new(*args, **kwargs)
+
+    _param = _delegated("_categorical", "_param")
+    probs = _delegated("_categorical", "probs")
+    logits = _delegated("_categorical", "logits")
+    param_shape = _delegated("_categorical", "param_shape")

@@ -8,17 +8,14 @@ are the public names, as in PyTorch; ``repr`` matches PyTorch's (``GreaterThan(l
 """
 from __future__ import annotations
 
+import numtorch as torch
+
 __all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
            "greater_than_eq", "independent", "integer_interval", "interval", "half_open_interval", "is_dependent",
            "less_than", "lower_cholesky", "lower_triangular", "MixtureSameFamilyConstraint", "multinomial",
            "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_semidefinite",
            "positive_definite", "positive_integer", "real", "real_vector", "simplex", "square", "stack",
            "symmetric", "unit_interval"]
-
-
-def _torch():
-    import numtorch
-    return numtorch
 
 
 class Constraint:
@@ -322,7 +319,6 @@ class _CorrCholesky(Constraint):
     event_dim = 2
 
     def check(self, value):
-        torch = _torch()
         tol = torch.finfo(value.dtype).eps * value.size(-1) * 10  # 10: PyTorch's fudge factor
         row_norm = torch.linalg.norm(value.detach(), dim=-1)
         unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
@@ -334,7 +330,6 @@ class _Square(Constraint):
     event_dim = 2
 
     def check(self, value):
-        torch = _torch()
         return torch.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=torch.bool)
 
 
@@ -345,7 +340,7 @@ class _Symmetric(_Square):
         square_check = super().check(value)
         if not square_check.all():
             return square_check
-        return _torch().isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+        return torch.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
 
 
 class _PositiveSemidefinite(_Symmetric):
@@ -355,7 +350,7 @@ class _PositiveSemidefinite(_Symmetric):
         sym_check = super().check(value)
         if not sym_check.all():
             return sym_check
-        return _torch().linalg.eigvalsh(value).ge(0).all(-1)
+        return torch.linalg.eigvalsh(value).ge(0).all(-1)
 
 
 class _PositiveDefinite(_Symmetric):
@@ -365,7 +360,7 @@ class _PositiveDefinite(_Symmetric):
         sym_check = super().check(value)
         if not sym_check.all():
             return sym_check
-        return _torch().linalg.cholesky_ex(value).info.eq(0)
+        return torch.linalg.cholesky_ex(value).info.eq(0)
 
 
 class _Cat(Constraint):
@@ -396,7 +391,7 @@ class _Cat(Constraint):
         for constr, length in zip(self.cseq, self.lengths):
             checks.append(constr.check(value.narrow(self.dim, start, length)))
             start = start + length
-        return _torch().cat(checks, self.dim)
+        return torch.cat(checks, self.dim)
 
 
 class _Stack(Constraint):
@@ -424,7 +419,7 @@ class _Stack(Constraint):
         if not -value.dim() <= self.dim < value.dim():
             raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
         vs = [value.select(self.dim, i) for i in range(value.size(self.dim))]
-        return _torch().stack([c.check(v) for v, c in zip(vs, self.cseq)], self.dim)
+        return torch.stack([c.check(v) for v, c in zip(vs, self.cseq)], self.dim)
 
 
 # Public interface

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .._tensor import Size, Tensor
+from ..nn.functional import one_hot
 from . import constraints
 from ._special import digamma, lgamma, rsample_dirichlet, xlogy
 from .exp_family import ExponentialFamily
@@ -52,7 +53,6 @@ class Dirichlet(ExponentialFamily):
 
     @property
     def mode(self) -> Tensor:
-        from ..nn.functional import one_hot
         concentrationm1 = (self.concentration - 1).clamp(min=0.0)
         mode = concentrationm1 / concentrationm1.sum(-1, True)
         mask = (self.concentration < 1).all(dim=-1)

@@ -4,8 +4,9 @@ from __future__ import annotations
 import warnings
 
 from .._tensor import Size, Tensor
+from ..autograd import no_grad
 from . import constraints
-from .utils import lazy_property
+from .utils import _NUMBER, broadcast_all, lazy_property
 
 __all__ = ["Distribution"]
 
@@ -105,7 +106,6 @@ class Distribution:
 
     def sample(self, sample_shape=Size()) -> Tensor:
         """A sample of shape ``sample_shape + batch_shape + event_shape``, without gradient."""
-        from ..autograd import no_grad
         with no_grad():
             return self.rsample(sample_shape)
 
@@ -172,6 +172,31 @@ class Distribution:
                              f"to be within the support ({repr(support)}) of the distribution {repr(self)}, "
                              f"but found invalid values:\n{value}")
 
+    def _broadcast_params(self, **params) -> Size:
+        """For distributions whose parameters broadcast together (``loc``/``scale``, ``low``/``high``,
+        ``rate``, ...): store each as an attribute, a tensor broadcast with the others
+        (``broadcast_all``), and return the batch shape they give: ``()`` when all are Python numbers."""
+        values = broadcast_all(*params.values())
+        for name, value in zip(params, values):
+            setattr(self, name, value)
+        return Size() if all(isinstance(v, _NUMBER) for v in params.values()) else values[0].size()
+
+    def _expanded_params(self, cls, batch_shape, _instance, *names):
+        """The instance ``expand`` fills (see ``_get_checked_instance``), with the parameters ``names``
+        set to views of this one's expanded to ``batch_shape``."""
+        new = self._get_checked_instance(cls, _instance)
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        return new
+
+    def _expand_params(self, cls, batch_shape, _instance, *names):
+        """``expand`` of a distribution ``cls`` whose only batched state is its parameters ``names``."""
+        batch_shape = Size(batch_shape)
+        new = self._expanded_params(cls, batch_shape, _instance, *names)
+        super(cls, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "
@@ -183,3 +208,16 @@ class Distribution:
         args = ", ".join(f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
                          for p in names)
         return self.__class__.__name__ + "(" + args + ")"
+
+
+class _LocationFamily:
+    """Mixin (before the Distribution base) for distributions whose location ``loc`` is both their mean
+    and their mode: Normal, Laplace, MultivariateNormal, LowRankMultivariateNormal."""
+
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc

@@ -1,6 +1,7 @@
 """Exponential-family base class (mirrors ``torch.distributions.exp_family``)."""
 from __future__ import annotations
 
+from ..autograd import grad
 from .distribution import Distribution
 
 __all__ = ["ExponentialFamily"]
@@ -29,7 +30,6 @@ class ExponentialFamily(Distribution):
 
     def entropy(self):
         """Entropy from the log normalizer: ``F(theta) - <theta, grad F(theta)> - E[k(x)]``."""
-        from ..autograd import grad
         result = -self._mean_carrier_measure
         nparams = [p.detach().requires_grad_() for p in self._natural_params]
         lg_normal = self._log_normalizer(*nparams)

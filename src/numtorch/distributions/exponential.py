@@ -1,10 +1,11 @@
 """The exponential distribution (mirrors ``torch.distributions.exponential``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _NUMBER, broadcast_all
 
 __all__ = ["Exponential"]
 
@@ -26,7 +27,6 @@ class Exponential(ExponentialFamily):
 
     @property
     def mode(self) -> Tensor:
-        import numtorch as torch
         return torch.zeros_like(self.rate)
 
     @property
@@ -38,20 +38,12 @@ class Exponential(ExponentialFamily):
         return self.rate.pow(-2)
 
     def __init__(self, rate, validate_args=None) -> None:
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, _NUMBER) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._broadcast_params(rate=rate), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Exponential, _instance)
-        batch_shape = Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Exponential, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Exponential, batch_shape, _instance, "rate")
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         return torch.empty(shape, dtype=self.rate.dtype).exponential_() / self.rate
 
@@ -61,17 +53,14 @@ class Exponential(ExponentialFamily):
         return self.rate.log() - self.rate * value
 
     def cdf(self, value):
-        import numtorch as torch
         if self._validate_args:
             self._validate_sample(value)
         return 1 - torch.exp(-self.rate * value)
 
     def icdf(self, value):
-        import numtorch as torch
         return -torch.log1p(-value) / self.rate
 
     def entropy(self):
-        import numtorch as torch
         return 1.0 - torch.log(self.rate)
 
     @property
@@ -79,5 +68,4 @@ class Exponential(ExponentialFamily):
         return (-self.rate,)
 
     def _log_normalizer(self, x):
-        import numtorch as torch
         return -torch.log(-x)

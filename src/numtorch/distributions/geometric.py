@@ -1,15 +1,19 @@
 """The geometric distribution (mirrors ``torch.distributions.geometric``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
+from ..nn.functional import binary_cross_entropy_with_logits
 from . import constraints
+from ._probs_or_logits import _BinaryProbsOrLogits
 from .distribution import Distribution
-from .utils import _NUMBER, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(_BinaryProbsOrLogits, Distribution):
     """Number of failures before the first success of Bernoulli trials with success probability ``probs``
     (in ``(0, 1]``) or log-odds ``logits`` (exactly one of them; ValueError otherwise)
     (``torch.distributions.Geometric``).
@@ -21,15 +25,7 @@ class Geometric(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        probs_or_logits = probs if probs is not None else logits
-        batch_shape = Size() if isinstance(probs_or_logits, _NUMBER) else probs_or_logits.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._set_probs_or_logits(probs, logits), validate_args=validate_args)
         if self._validate_args and probs is not None:
             # probs == 0 is inside unit_interval but has no geometric distribution
             value = self.probs
@@ -43,10 +39,7 @@ class Geometric(Distribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Geometric, _instance)
         batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
+        self._expand_probs_or_logits(new, batch_shape)
         super(Geometric, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
@@ -57,23 +50,13 @@ class Geometric(Distribution):
 
     @property
     def mode(self) -> Tensor:
-        import numtorch as torch
         return torch.zeros_like(self.probs)
 
     @property
     def variance(self) -> Tensor:
         return (1.0 / self.probs - 1.0) / self.probs
 
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
     def sample(self, sample_shape=Size()):
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         tiny = torch.finfo(self.probs.dtype).tiny
         with torch.no_grad():
@@ -89,5 +72,4 @@ class Geometric(Distribution):
         return value * (-probs).log1p() + self.probs.log()
 
     def entropy(self):
-        from ..nn.functional import binary_cross_entropy_with_logits
         return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs

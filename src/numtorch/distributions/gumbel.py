@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numtorch as torch
+
 from .._tensor import Tensor
 from . import constraints
 from .transformed_distribution import TransformedDistribution
@@ -21,7 +23,6 @@ class Gumbel(TransformedDistribution):
     support = constraints.real
 
     def __init__(self, loc, scale, validate_args=None) -> None:
-        import numtorch as torch
         self.loc, self.scale = broadcast_all(loc, scale)
         finfo = torch.finfo(self.loc.dtype)
         if isinstance(loc, _NUMBER) and isinstance(scale, _NUMBER):
@@ -34,9 +35,7 @@ class Gumbel(TransformedDistribution):
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Gumbel, _instance)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
+        new = self._expanded_params(Gumbel, batch_shape, _instance, "loc", "scale")
         return super().expand(batch_shape, _instance=new)
 
     def log_prob(self, value):

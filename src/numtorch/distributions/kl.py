@@ -13,6 +13,10 @@ from functools import total_ordering
 
 import numpy as np
 
+import numtorch as torch
+
+from ..autograd import grad
+from ..nn.functional import softplus
 from ._special import digamma, lgamma, solve_triangular, xlogy
 from .bernoulli import Bernoulli
 from .beta import Beta
@@ -31,14 +35,14 @@ from .independent import Independent
 from .laplace import Laplace
 from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _batch_lowrank_logdet,
                                           _batch_lowrank_mahalanobis)
-from .multivariate_normal import MultivariateNormal, _batch_mahalanobis, _broadcast_shapes
+from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
-from .utils import _sum_rightmost, euler_constant as _euler_gamma
+from .utils import _broadcast_shapes, _sum_rightmost, euler_constant as _euler_gamma
 
 __all__ = ["register_kl", "kl_divergence"]
 
@@ -98,7 +102,6 @@ def _dispatch_kl(type_p, type_q):
 
 
 def _infinite_like(tensor):
-    import numtorch as torch
     return torch.full_like(tensor, _INF)
 
 
@@ -133,7 +136,6 @@ def kl_divergence(p: Distribution, q: Distribution):
 # ---- same family ---------------------------------------------------------------------------------
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p, q):
-    from ..nn.functional import softplus
     t1 = p.probs * (softplus(-q.logits) - softplus(-p.logits))
     t1[q.probs == 0] = _INF
     t1[p.probs == 0] = 0
@@ -176,7 +178,6 @@ def _kl_dirichlet_dirichlet(p, q):
 
 @register_kl(ExponentialFamily, ExponentialFamily)
 def _kl_expfamily_expfamily(p, q):
-    from ..autograd import grad
     if type(p) is not type(q):
         raise NotImplementedError("The cross KL-divergence between different exponential families cannot \
                             be computed using Bregman divergences")
@@ -423,7 +424,6 @@ def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
 
 @register_kl(LowRankMultivariateNormal, MultivariateNormal)
 def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
-    import numtorch as torch
     if p.event_shape != q.event_shape:
         raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with\
                           different event shapes cannot be computed")
@@ -588,7 +588,6 @@ def _kl_normal_gumbel(p, q):
 
 @register_kl(Normal, Laplace)
 def _kl_normal_laplace(p, q):
-    import numtorch as torch
     loc_diff = p.loc - q.loc
     scale_ratio = p.scale / q.scale
     loc_diff_scale_ratio = loc_diff / p.scale

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numtorch as torch
+
 from .._tensor import Tensor
 from . import constraints
 from ._special import digamma, lgamma
@@ -16,7 +18,6 @@ __all__ = ["Kumaraswamy"]
 
 def _moments(a, b, n):
     """The ``n``-th raw moment ``b * B(1 + n / a, b)`` of Kumaraswamy(a, b)."""
-    import numtorch as torch
     arg1 = 1 + n / a
     log_value = lgamma(arg1) + lgamma(b) - lgamma(arg1 + b)
     return b * torch.exp(log_value)
@@ -31,7 +32,6 @@ class Kumaraswamy(TransformedDistribution):
     has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args=None) -> None:
-        import numtorch as torch
         self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
         base_dist = Uniform(torch.full_like(self.concentration0, 0), torch.full_like(self.concentration0, 1),
                             validate_args=validate_args)
@@ -41,9 +41,7 @@ class Kumaraswamy(TransformedDistribution):
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Kumaraswamy, _instance)
-        new.concentration1 = self.concentration1.expand(batch_shape)
-        new.concentration0 = self.concentration0.expand(batch_shape)
+        new = self._expanded_params(Kumaraswamy, batch_shape, _instance, "concentration1", "concentration0")
         return super().expand(batch_shape, _instance=new)
 
     @property
@@ -60,11 +58,9 @@ class Kumaraswamy(TransformedDistribution):
 
     @property
     def variance(self) -> Tensor:
-        import numtorch as torch
         return _moments(self.concentration1, self.concentration0, 2) - torch.pow(self.mean, 2)
 
     def entropy(self):
-        import numtorch as torch
         t1 = 1 - self.concentration1.reciprocal()
         t0 = 1 - self.concentration0.reciprocal()
         H0 = digamma(self.concentration0 + 1) + euler_constant

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from ._special import solve_triangular
-from .distribution import Distribution
+from .distribution import Distribution, _LocationFamily
 from .multivariate_normal import _batch_mahalanobis, _batch_mv
 from .utils import _standard_normal, lazy_property
 
@@ -16,13 +18,11 @@ __all__ = ["LowRankMultivariateNormal"]
 
 def _add_eye(K: Tensor) -> Tensor:
     """``K + I`` for a batch of square matrices (PyTorch adds 1 to the diagonal in place; same values)."""
-    import numtorch as torch
     return K + torch.eye(K.shape[-1], dtype=K.dtype)
 
 
 def _batch_capacitance_tril(W, D):
     """Cholesky factor of the capacitance ``I + W^T D^-1 W`` (``m x m``)."""
-    import numtorch as torch
     Wt_Dinv = W.mT / D.unsqueeze(-2)
     K = torch.matmul(Wt_Dinv, W)
     return torch.linalg.cholesky(_add_eye(K))
@@ -42,7 +42,7 @@ def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
     return mahalanobis_term1 - mahalanobis_term2
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(_LocationFamily, Distribution):
     """Multivariate normal with covariance ``cov_factor @ cov_factor.T + diag(cov_diag)``
     (``torch.distributions.LowRankMultivariateNormal``).
 
@@ -61,7 +61,6 @@ class LowRankMultivariateNormal(Distribution):
     has_rsample = True
 
     def __init__(self, loc, cov_factor, cov_diag, validate_args=None) -> None:
-        import numtorch as torch
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
         event_shape = loc.shape[-1:]
@@ -100,14 +99,6 @@ class LowRankMultivariateNormal(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
-
     @lazy_property
     def variance(self) -> Tensor:
         return (self._unbroadcasted_cov_factor.pow(2).sum(-1) + self._unbroadcasted_cov_diag).expand(
@@ -115,7 +106,6 @@ class LowRankMultivariateNormal(Distribution):
 
     @lazy_property
     def scale_tril(self) -> Tensor:
-        import numtorch as torch
         # The scale_tril of W W^T + D is sqrt(D) cholesky(I + D^-1/2 W W^T D^-1/2): better conditioned
         cov_diag_sqrt_unsqueeze = self._unbroadcasted_cov_diag.sqrt().unsqueeze(-1)
         Dinvsqrt_W = self._unbroadcasted_cov_factor / cov_diag_sqrt_unsqueeze
@@ -125,14 +115,12 @@ class LowRankMultivariateNormal(Distribution):
 
     @lazy_property
     def covariance_matrix(self) -> Tensor:
-        import numtorch as torch
         covariance_matrix = (torch.matmul(self._unbroadcasted_cov_factor, self._unbroadcasted_cov_factor.mT)
                              + torch.diag_embed(self._unbroadcasted_cov_diag))
         return covariance_matrix.expand(self._batch_shape + self._event_shape + self._event_shape)
 
     @lazy_property
     def precision_matrix(self) -> Tensor:
-        import numtorch as torch
         # Woodbury: (W W^T + D)^-1 = D^-1 - D^-1 W C^-1 W^T D^-1 with C the capacitance
         Wt_Dinv = self._unbroadcasted_cov_factor.mT / self._unbroadcasted_cov_diag.unsqueeze(-2)
         A = solve_triangular(self._capacitance_tril, Wt_Dinv, upper=False)

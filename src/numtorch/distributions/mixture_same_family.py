@@ -2,6 +2,8 @@
 ``torch.distributions.mixture_same_family``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from .categorical import Categorical
@@ -77,13 +79,11 @@ class MixtureSameFamily(Distribution):
 
     @property
     def mean(self) -> Tensor:
-        import numtorch as torch
         probs = self._pad_mixture_dimensions(self.mixture_distribution.probs)
         return torch.sum(probs * self.component_distribution.mean, dim=-1 - self._event_ndims)
 
     @property
     def variance(self) -> Tensor:
-        import numtorch as torch
         # law of total variance: E[Var(X | Y)] + Var(E[X | Y])
         probs = self._pad_mixture_dimensions(self.mixture_distribution.probs)
         mean_cond_var = torch.sum(probs * self.component_distribution.variance, dim=-1 - self._event_ndims)
@@ -92,14 +92,12 @@ class MixtureSameFamily(Distribution):
         return mean_cond_var + var_cond_mean
 
     def cdf(self, x):
-        import numtorch as torch
         x = self._pad(x)
         cdf_x = self.component_distribution.cdf(x)
         mix_prob = self.mixture_distribution.probs
         return torch.sum(cdf_x * mix_prob, dim=-1)
 
     def log_prob(self, x):
-        import numtorch as torch
         if self._validate_args:
             self._validate_sample(x)
         x = self._pad(x)
@@ -108,7 +106,6 @@ class MixtureSameFamily(Distribution):
         return torch.logsumexp(log_prob_x + log_mix_prob, dim=-1)
 
     def sample(self, sample_shape=Size()):
-        import numtorch as torch
         with torch.no_grad():
             sample_len = len(sample_shape)
             batch_len = len(self.batch_shape)

@@ -3,18 +3,20 @@ from __future__ import annotations
 
 import math
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from ._special import lgamma
 from .binomial import Binomial
-from .categorical import Categorical
+from .categorical import _CategoricalBased
 from .distribution import Distribution
 from .utils import broadcast_all
 
 __all__ = ["Multinomial"]
 
 
-class Multinomial(Distribution):
+class Multinomial(_CategoricalBased, Distribution):
     """Counts of ``total_count`` draws from a categorical with ``probs`` or ``logits`` over the last dim
     (``torch.distributions.Multinomial``).
 
@@ -37,42 +39,18 @@ class Multinomial(Distribution):
         if not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
-        self._categorical = Categorical(probs=probs, logits=logits)
+        shapes = self._set_categorical(probs, logits)
         self._binomial = Binomial(total_count=total_count, probs=self.probs)
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        super().__init__(*shapes, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Multinomial, _instance)
-        batch_shape = Size(batch_shape)
-        new.total_count = self.total_count
-        new._categorical = self._categorical.expand(batch_shape)
-        super(Multinomial, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._categorical._new(*args, **kwargs)
+        return self._expand_categorical(Multinomial, batch_shape, _instance, "total_count")
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self):
         return constraints.multinomial(self.total_count)
 
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def param_shape(self) -> Size:
-        return self._categorical.param_shape
-
     def sample(self, sample_shape=Size()):
-        import numtorch as torch
         sample_shape = Size(sample_shape)
         samples = self._categorical.sample(Size((self.total_count,)) + sample_shape)
         # (total_count, *sample_shape, *batch) -> (*sample_shape, *batch, total_count)
@@ -84,7 +62,6 @@ class Multinomial(Distribution):
         return counts.type_as(self.probs)
 
     def entropy(self):
-        import numtorch as torch
         n = torch.tensor(self.total_count)
         cat_entropy = self._categorical.entropy()
         term1 = n * cat_entropy - lgamma(n + 1)

@@ -3,23 +3,15 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
+import numtorch as torch
 
 from .._tensor import Size, Tensor
 from . import constraints
 from ._special import cholesky_inverse, solve_triangular
-from .distribution import Distribution
-from .utils import _standard_normal, lazy_property
+from .distribution import Distribution, _LocationFamily
+from .utils import _broadcast_shapes, _standard_normal, lazy_property
 
 __all__ = ["MultivariateNormal"]
-
-
-def _broadcast_shapes(*shapes) -> Size:
-    try:
-        return Size(np.broadcast_shapes(*[tuple(s) for s in shapes]))
-    except ValueError:
-        raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
-                           f"between {list(shapes[0])} and {list(shapes[1])}") from None
 
 
 def _batch_mv(bmat: Tensor, bvec: Tensor) -> Tensor:
@@ -62,19 +54,17 @@ def _batch_mahalanobis(bL: Tensor, bx: Tensor) -> Tensor:
 
 
 def _eye_like(P: Tensor) -> Tensor:
-    import numtorch as torch
     return torch.eye(P.shape[-1], dtype=P.dtype)
 
 
 def _precision_to_scale_tril(P: Tensor) -> Tensor:
     """Lower Cholesky factor of ``P^-1`` from a Cholesky factorization of the flipped ``P``."""
-    import numtorch as torch
     Lf = torch.linalg.cholesky(torch.flip(P, (-2, -1)))
     L_inv = torch.transpose(torch.flip(Lf, (-2, -1)), -2, -1)
     return solve_triangular(L_inv, _eye_like(P), upper=False)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(_LocationFamily, Distribution):
     """Multivariate normal distribution with mean ``loc`` ``(*, n)`` and exactly one of
     ``covariance_matrix``, ``precision_matrix`` (positive definite) or ``scale_tril`` (lower triangular with
     a positive diagonal), each ``(*, n, n)`` (``torch.distributions.MultivariateNormal``).
@@ -92,7 +82,6 @@ class MultivariateNormal(Distribution):
 
     def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None,
                  validate_args=None) -> None:
-        import numtorch as torch
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
         if (covariance_matrix is not None) + (scale_tril is not None) + (precision_matrix is not None) != 1:
@@ -158,14 +147,6 @@ class MultivariateNormal(Distribution):
     @lazy_property
     def precision_matrix(self) -> Tensor:
         return cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:

@@ -1,15 +1,18 @@
 """One-hot categorical distributions (mirrors ``torch.distributions.one_hot_categorical``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
+from ..nn.functional import one_hot
 from . import constraints
-from .categorical import Categorical
+from .categorical import _CategoricalBased
 from .distribution import Distribution
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(_CategoricalBased, Distribution):
     """Categorical distribution whose samples are one-hot vectors of size ``K``
     (``torch.distributions.OneHotCategorical``); ``probs``/``logits`` as for ``Categorical``.
 
@@ -22,33 +25,10 @@ class OneHotCategorical(Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None) -> None:
-        self._categorical = Categorical(probs, logits)
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        super().__init__(*self._set_categorical(probs, logits), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = Size(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        super(OneHotCategorical, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._categorical._new(*args, **kwargs)
-
-    @property
-    def _param(self) -> Tensor:
-        return self._categorical._param
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
+        return self._expand_categorical(OneHotCategorical, batch_shape, _instance)
 
     @property
     def mean(self) -> Tensor:
@@ -56,7 +36,6 @@ class OneHotCategorical(Distribution):
 
     @property
     def mode(self) -> Tensor:
-        from ..nn.functional import one_hot
         probs = self._categorical.probs
         return one_hot(probs.argmax(dim=-1), num_classes=probs.shape[-1]).to(probs)
 
@@ -64,12 +43,7 @@ class OneHotCategorical(Distribution):
     def variance(self) -> Tensor:
         return self._categorical.probs * (1 - self._categorical.probs)
 
-    @property
-    def param_shape(self) -> Size:
-        return self._categorical.param_shape
-
     def sample(self, sample_shape=Size()):
-        from ..nn.functional import one_hot
         sample_shape = Size(sample_shape)
         probs = self._categorical.probs
         indices = self._categorical.sample(sample_shape)
@@ -85,7 +59,6 @@ class OneHotCategorical(Distribution):
         return self._categorical.entropy()
 
     def enumerate_support(self, expand=True):
-        import numtorch as torch
         n = self.event_shape[0]
         values = torch.eye(n, dtype=self._param.dtype)
         values = values.view((n,) + (1,) * len(self.batch_shape) + (n,))

@@ -24,9 +24,7 @@ class Pareto(TransformedDistribution):
         super().__init__(base_dist, transforms, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Pareto, _instance)
-        new.scale = self.scale.expand(batch_shape)
-        new.alpha = self.alpha.expand(batch_shape)
+        new = self._expanded_params(Pareto, batch_shape, _instance, "scale", "alpha")
         return super().expand(batch_shape, _instance=new)
 
     @property

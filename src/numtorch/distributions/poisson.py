@@ -1,11 +1,13 @@
 """The Poisson distribution (mirrors ``torch.distributions.poisson``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from ._special import lgamma, xlogy
 from .exp_family import ExponentialFamily
-from .utils import _NUMBER, broadcast_all
+from .utils import broadcast_all
 
 __all__ = ["Poisson"]
 
@@ -32,20 +34,12 @@ class Poisson(ExponentialFamily):
         return self.rate
 
     def __init__(self, rate, validate_args=None) -> None:
-        (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, _NUMBER) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self._broadcast_params(rate=rate), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Poisson, _instance)
-        batch_shape = Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        super(Poisson, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_params(Poisson, batch_shape, _instance, "rate")
 
     def sample(self, sample_shape=Size()):
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         with torch.no_grad():
             return torch.poisson(self.rate.expand(shape))
@@ -58,9 +52,7 @@ class Poisson(ExponentialFamily):
 
     @property
     def _natural_params(self):
-        import numtorch as torch
         return (torch.log(self.rate),)
 
     def _log_normalizer(self, x):
-        import numtorch as torch
         return torch.exp(x)

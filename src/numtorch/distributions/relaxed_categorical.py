@@ -2,19 +2,21 @@
 ``torch.distributions.relaxed_categorical``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Size, Tensor
 from . import constraints
 from ._special import lgamma
-from .categorical import Categorical
+from .categorical import _CategoricalBased
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
-from .utils import broadcast_all, clamp_probs
+from .utils import _delegated, broadcast_all, clamp_probs
 
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(_CategoricalBased, Distribution):
     """The log of a ``RelaxedOneHotCategorical`` sample (``torch.distributions.ExpRelaxedCategorical``).
 
     ``rsample`` is ``log_softmax((logits + gumbel) / temperature)`` with Gumbel noise from clamped
@@ -26,38 +28,14 @@ class ExpRelaxedCategorical(Distribution):
     has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None) -> None:
-        self._categorical = Categorical(probs, logits)
+        shapes = self._set_categorical(probs, logits)
         self.temperature = temperature
-        batch_shape = self._categorical.batch_shape
-        event_shape = self._categorical.param_shape[-1:]
-        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+        super().__init__(*shapes, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = Size(batch_shape)
-        new.temperature = self.temperature
-        new._categorical = self._categorical.expand(batch_shape)
-        super(ExpRelaxedCategorical, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    def _new(self, *args, **kwargs):
-        return self._categorical._new(*args, **kwargs)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._categorical.param_shape
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
+        return self._expand_categorical(ExpRelaxedCategorical, batch_shape, _instance, "temperature")
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        import numtorch as torch
         shape = self._extended_shape(sample_shape)
         uniforms = clamp_probs(torch.rand(shape, dtype=self.logits.dtype))
         gumbels = -((-(uniforms.log())).log())
@@ -65,7 +43,6 @@ class ExpRelaxedCategorical(Distribution):
         return scores - scores.logsumexp(dim=-1, keepdim=True)
 
     def log_prob(self, value):
-        import numtorch as torch
         K = self._categorical._num_events
         if self._validate_args:
             self._validate_sample(value)
@@ -83,6 +60,9 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex
     has_rsample = True
+    temperature = _delegated("base_dist", "temperature")
+    logits = _delegated("base_dist", "logits")
+    probs = _delegated("base_dist", "probs")
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None) -> None:
         base_dist = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
@@ -91,15 +71,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self) -> Tensor:
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self.base_dist.probs

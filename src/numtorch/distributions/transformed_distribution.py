@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._tensor import Size, Tensor
+from ..autograd import no_grad
 from . import constraints
 from .distribution import Distribution
 from .independent import Independent
@@ -87,7 +88,6 @@ class TransformedDistribution(Distribution):
         return self.base_dist.has_rsample
 
     def sample(self, sample_shape=Size()) -> Tensor:
-        from ..autograd import no_grad
         with no_grad():
             x = self.base_dist.sample(sample_shape)
             for transform in self.transforms:

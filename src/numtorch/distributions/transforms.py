@@ -14,33 +14,21 @@ from __future__ import annotations
 
 import math
 
-from .._tensor import Size
+import numtorch as torch
+
+from ..nn import functional as F
 from . import constraints
 from ._special import atanh
 from ._transform_base import (CatTransform, ComposeTransform, IndependentTransform, ReshapeTransform, StackTransform,
                               Transform, identity_transform)
-from .utils import _NUMBER, broadcast_all, lazy_property, tril_matrix_to_vec, vec_to_tril_matrix
+from .utils import (_NUMBER, _broadcast_shapes, broadcast_all, lazy_property, tril_matrix_to_vec,
+                    vec_to_tril_matrix)
 
 __all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
            "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
            "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
            "SoftplusTransform", "TanhTransform", "SoftmaxTransform", "StackTransform", "StickBreakingTransform",
            "Transform", "identity_transform"]
-
-
-def _torch():
-    import numtorch
-    return numtorch
-
-
-def _F():
-    import numtorch.nn.functional as F
-    return F
-
-
-def _broadcast_shapes(*shapes) -> Size:
-    from .multivariate_normal import _broadcast_shapes as bs
-    return bs(*shapes)
 
 
 class ExpTransform(Transform):
@@ -106,8 +94,8 @@ class PowerTransform(Transform):
 
 
 def _clipped_sigmoid(x):
-    finfo = _torch().finfo(x.dtype)
-    return _torch().clamp(_torch().sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
+    finfo = torch.finfo(x.dtype)
+    return torch.clamp(torch.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
 
 
 class SigmoidTransform(Transform):
@@ -125,12 +113,12 @@ class SigmoidTransform(Transform):
         return _clipped_sigmoid(x)
 
     def _inverse(self, y):
-        finfo = _torch().finfo(y.dtype)
+        finfo = torch.finfo(y.dtype)
         y = y.clamp(min=finfo.tiny, max=1.0 - finfo.eps)
         return y.log() - (-y).log1p()
 
     def log_abs_det_jacobian(self, x, y):
-        return -_F().softplus(-x) - _F().softplus(x)
+        return -F.softplus(-x) - F.softplus(x)
 
 
 class SoftplusTransform(Transform):
@@ -145,13 +133,13 @@ class SoftplusTransform(Transform):
         return isinstance(other, SoftplusTransform)
 
     def _call(self, x):
-        return _F().softplus(x)
+        return F.softplus(x)
 
     def _inverse(self, y):
         return (-y).expm1().neg().log() + y
 
     def log_abs_det_jacobian(self, x, y):
-        return -_F().softplus(-x)
+        return -F.softplus(-x)
 
 
 class TanhTransform(Transform):
@@ -172,7 +160,7 @@ class TanhTransform(Transform):
         return atanh(y)
 
     def log_abs_det_jacobian(self, x, y):
-        return 2.0 * (math.log(2.0) - x - _F().softplus(-2.0 * x))
+        return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
 
 
 class AbsTransform(Transform):
@@ -256,9 +244,9 @@ class AffineTransform(Transform):
         shape = x.shape
         scale = self.scale
         if isinstance(scale, _NUMBER):
-            result = _torch().full_like(x, math.log(abs(scale)))
+            result = torch.full_like(x, math.log(abs(scale)))
         else:
-            result = _torch().abs(scale).log()
+            result = torch.abs(scale).log()
         if self.event_dim:
             result = result.view(result.size()[:-self.event_dim] + (-1,)).sum(-1)
             shape = shape[:-self.event_dim]
@@ -280,7 +268,6 @@ class CorrCholeskyTransform(Transform):
     bijective = True
 
     def _call(self, x):
-        torch = _torch()
         x = torch.tanh(x)
         eps = torch.finfo(x.dtype).eps
         x = x.clamp(min=-1 + eps, max=1 - eps)
@@ -288,11 +275,11 @@ class CorrCholeskyTransform(Transform):
         z = r ** 2  # the stick-breaking process on the squared values of each row
         z1m_cumprod_sqrt = (1 - z).sqrt().cumprod(-1)
         r = r + torch.eye(r.shape[-1], dtype=r.dtype, device=r.device)
-        return r * _F().pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
+        return r * F.pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1)
 
     def _inverse(self, y):
-        y_cumsum = 1 - _torch().cumsum(y * y, dim=-1)
-        y_cumsum_shifted = _F().pad(y_cumsum[..., :-1], [1, 0], value=1)
+        y_cumsum = 1 - torch.cumsum(y * y, dim=-1)
+        y_cumsum_shifted = F.pad(y_cumsum[..., :-1], [1, 0], value=1)
         y_vec = tril_matrix_to_vec(y, diag=-1)
         y_cumsum_vec = tril_matrix_to_vec(y_cumsum_shifted, diag=-1)
         t = y_vec / y_cumsum_vec.sqrt()
@@ -302,7 +289,7 @@ class CorrCholeskyTransform(Transform):
         y1m_cumsum = 1 - (y * y).cumsum(dim=-1)
         y1m_cumsum_tril = tril_matrix_to_vec(y1m_cumsum, diag=-2)
         stick_breaking_logdet = 0.5 * y1m_cumsum_tril.log().sum(-1)
-        tanh_logdet = -2 * (x + _F().softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        tanh_logdet = -2 * (x + F.softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
         return stick_breaking_logdet + tanh_logdet
 
     def forward_shape(self, shape):
@@ -366,7 +353,6 @@ class StickBreakingTransform(Transform):
         return isinstance(other, StickBreakingTransform)
 
     def _call(self, x):
-        F = _F()
         offset = x.shape[-1] + 1 - x.new_ones(x.shape[-1]).cumsum(-1)
         z = _clipped_sigmoid(x - offset.log())
         z_cumprod = (1 - z).cumprod(-1)
@@ -377,13 +363,13 @@ class StickBreakingTransform(Transform):
         offset = y.shape[-1] - y.new_ones(y_crop.shape[-1]).cumsum(-1)
         sf = 1 - y_crop.cumsum(-1)
         # the clamp keeps the last remaining stick positive in low precision
-        sf = _torch().clamp(sf, min=_torch().finfo(y.dtype).tiny)
+        sf = torch.clamp(sf, min=torch.finfo(y.dtype).tiny)
         return y_crop.log() - sf.log() + offset.log()
 
     def log_abs_det_jacobian(self, x, y):
         offset = x.shape[-1] + 1 - x.new_ones(x.shape[-1]).cumsum(-1)
         x = x - offset.log()
-        return (-x + _F().logsigmoid(x) + y[..., :-1].log()).sum(-1)
+        return (-x + F.logsigmoid(x) + y[..., :-1].log()).sum(-1)
 
     def forward_shape(self, shape):
         _needs_vector(shape)
@@ -425,7 +411,7 @@ class PositiveDefiniteTransform(Transform):
         return x @ x.mT
 
     def _inverse(self, y):
-        y = _torch().linalg.cholesky(y)
+        y = torch.linalg.cholesky(y)
         return LowerCholeskyTransform().inv(y)
 
 

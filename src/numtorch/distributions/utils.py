@@ -5,8 +5,11 @@ from functools import update_wrapper
 
 import numpy as np
 
+import numtorch as torch
+
 from .. import _dtype
-from .._tensor import Size, Tensor
+from .._tensor import Size, Tensor, _make
+from ..autograd import enable_grad
 
 __all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits", "lazy_property",
            "tril_matrix_to_vec", "vec_to_tril_matrix"]
@@ -16,6 +19,22 @@ euler_constant = 0.57721566490153286060  # Euler-Mascheroni constant
 _NUMBER = (int, float, bool)
 
 
+def _broadcast_shapes(*shapes) -> Size:
+    """The broadcast of ``shapes`` (``torch.broadcast_shapes``), raising PyTorch's RuntimeError."""
+    try:
+        return Size(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+    except ValueError:
+        raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
+                           f"between {list(shapes[0])} and {list(shapes[1])}") from None
+
+
+def _delegated(holder: str, name: str) -> property:
+    """A read-only property that forwards to ``self.<holder>.<name>``: the parameters a distribution
+    exposes from the one it wraps (its ``base_dist``, its ``_categorical``)."""
+    return property(lambda self: getattr(getattr(self, holder), name),
+                    doc=f"The ``{name}`` of ``{holder}``.")
+
+
 def broadcast_all(*values):
     """Broadcast tensors and numbers together (``torch.distributions.utils.broadcast_all``).
 
@@ -23,7 +42,6 @@ def broadcast_all(*values):
     all are broadcast with ``torch.broadcast_tensors``. Returns a tuple of tensors. ValueError for an
     argument that is neither a number nor a tensor.
     """
-    import numtorch as torch
     if not all(isinstance(v, Tensor) or isinstance(v, _NUMBER) for v in values):
         raise ValueError("Input arguments must all be instances of Number, "
                          "torch.Tensor or objects implementing __torch_function__.")
@@ -35,7 +53,6 @@ def broadcast_all(*values):
 
 def _standard_normal(shape, dtype, device) -> Tensor:
     """``torch.empty(shape, dtype=dtype).normal_()``: standard normals from the default generator."""
-    import numtorch as torch
     return torch.empty(shape, dtype=dtype, device=device).normal_()
 
 
@@ -48,7 +65,6 @@ def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
 
 def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
     """Probabilities from logits: ``sigmoid`` (binary log-odds) or ``softmax`` over the last dim."""
-    import numtorch as torch
     if is_binary:
         return torch.sigmoid(logits)
     return torch.nn.functional.softmax(logits, dim=-1)
@@ -56,14 +72,12 @@ def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
 
 def clamp_probs(probs: Tensor) -> Tensor:
     """Clamp probabilities into ``[eps, 1 - eps]`` with ``eps`` the dtype's machine epsilon."""
-    import numtorch as torch
     eps = torch.finfo(probs.dtype).eps
     return probs.clamp(min=eps, max=1 - eps)
 
 
 def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
     """Logits from (clamped) probabilities: log-odds when ``is_binary``, else ``log(p)``."""
-    import numtorch as torch
     ps_clamped = clamp_probs(probs)
     if is_binary:
         return torch.log(ps_clamped) - torch.log1p(-ps_clamped)
@@ -83,7 +97,6 @@ class lazy_property:
     def __get__(self, instance, obj_type=None):
         if instance is None:
             return _lazy_property_and_property(self.wrapped)
-        from ..autograd import enable_grad
         with enable_grad():
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
@@ -98,7 +111,6 @@ class _lazy_property_and_property(lazy_property, property):
 
 
 def _tril_mask(n: int, diag: int) -> Tensor:
-    from .._tensor import _make
     ar = np.arange(n)
     return _make(ar < ar.reshape(-1, 1) + (diag + 1))
 
@@ -114,7 +126,6 @@ def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
 def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
     """Inverse of ``tril_matrix_to_vec``: a ``(*, K)`` vector to ``(*, D, D)`` lower-triangular matrices.
     ValueError when ``K`` is not a triangular number for ``diag``."""
-    import numtorch as torch
     n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
     eps = torch.finfo(vec.dtype).eps
     if round(n) - n > eps:

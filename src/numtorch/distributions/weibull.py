@@ -1,6 +1,8 @@
 """The two-parameter Weibull distribution (mirrors ``torch.distributions.weibull``)."""
 from __future__ import annotations
 
+import numtorch as torch
+
 from .._tensor import Tensor
 from . import constraints
 from ._special import lgamma
@@ -19,7 +21,6 @@ class Weibull(TransformedDistribution):
     support = constraints.positive
 
     def __init__(self, scale, concentration, validate_args=None) -> None:
-        import numtorch as torch
         self.scale, self.concentration = broadcast_all(scale, concentration)
         self.concentration_reciprocal = self.concentration.reciprocal()
         base_dist = Exponential(torch.ones_like(self.scale), validate_args=validate_args)
@@ -39,7 +40,6 @@ class Weibull(TransformedDistribution):
 
     @property
     def mean(self) -> Tensor:
-        import numtorch as torch
         return self.scale * torch.exp(lgamma(1 + self.concentration_reciprocal))
 
     @property
@@ -48,11 +48,9 @@ class Weibull(TransformedDistribution):
 
     @property
     def variance(self) -> Tensor:
-        import numtorch as torch
         return self.scale.pow(2) * (torch.exp(lgamma(1 + 2 * self.concentration_reciprocal))
                                     - torch.exp(2 * lgamma(1 + self.concentration_reciprocal)))
 
     def entropy(self):
-        import numtorch as torch
         return (euler_constant * (1 - self.concentration_reciprocal)
                 + torch.log(self.scale * self.concentration_reciprocal) + 1)

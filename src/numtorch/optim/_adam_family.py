@@ -1,8 +1,11 @@
 """Pieces shared by the Adam-family optimizers (``Adam``/``AdamW``, ``NAdam``, ``RAdam``, ``Adamax``):
-option checks and in-place moment updates with PyTorch's arithmetic, so the numbers agree step by step."""
+option checks and in-place moment updates with PyTorch's arithmetic, so the numbers agree step by step.
+``RMSprop`` and ``Adadelta`` keep the same running averages and use the updates too."""
 from __future__ import annotations
 
 import numpy as np
+
+from .optimizer import _check_lr, _real, _to_scalar
 
 
 def lerp_(m: np.ndarray, d: np.ndarray, weight: float, w: np.ndarray) -> None:
@@ -28,13 +31,24 @@ def square_avg_(v: np.ndarray, d: np.ndarray, beta2: float, w: np.ndarray) -> No
     np.add(v, w, out=v)
 
 
+def adam_moments_(opt, group: dict, x: np.ndarray, d: np.ndarray, state: dict):
+    """The moment updates Adam, NAdam and RAdam share, in place: ``exp_avg = lerp(exp_avg, d, 1 - beta1)``
+    and ``exp_avg_sq = beta2 * exp_avg_sq + (1 - beta2) * d * d``.
+
+    Returns ``(beta1, beta2, exp_avg, exp_avg_sq, w)``, the moments as (real) ndarrays and ``w`` the
+    optimizer's scratch buffer 1, free again.
+    """
+    beta1, beta2 = map(_to_scalar, group["betas"])
+    m, v = _real(state["exp_avg"]._data), _real(state["exp_avg_sq"]._data)
+    w = opt._work(x, 1)
+    lerp_(m, d, 1 - beta1, w)
+    square_avg_(v, d, beta2, w)
+    return beta1, beta2, m, v, w
+
+
 def check_adam_args(lr, betas, eps, weight_decay) -> None:
     """PyTorch's ValueErrors for the options every Adam variant shares."""
-    from .._tensor import Tensor
-    if isinstance(lr, Tensor) and lr.numel() != 1:
-        raise ValueError("Tensor lr must be 1-element")
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
+    _check_lr(lr)
     if not 0.0 <= eps:
         raise ValueError(f"Invalid epsilon value: {eps}")
     if not 0.0 <= betas[0] < 1.0:

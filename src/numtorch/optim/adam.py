@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import Optimizer, _bump, _no_grad_step, _real, _step_tensor, _to_scalar, _zeros_state
-from ._adam_family import check_adam_args
+from ._adam_family import adam_moments_, check_adam_args
+from .optimizer import Optimizer, _fresh_state, _real, _to_scalar
 
 __all__ = ["Adam"]
 
@@ -30,6 +30,9 @@ class Adam(Optimizer):
             both floats (or both Tensors).
     """
 
+    _group_fallbacks = (("amsgrad", False), ("maximize", False), ("foreach", None), ("capturable", False),
+                        ("differentiable", False), ("decoupled_weight_decay", False), ("fused", None))
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
@@ -43,67 +46,23 @@ class Adam(Optimizer):
                         decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for k, v in (("amsgrad", False), ("maximize", False), ("foreach", None), ("capturable", False),
-                         ("differentiable", False), ("decoupled_weight_decay", False), ("fused", None)):
-                group.setdefault(k, v)
+    def _new_state(self, p, group):
+        return _fresh_state(p, "exp_avg", "exp_avg_sq", *(("max_exp_avg_sq",) if group["amsgrad"] else ()))
 
-    @_no_grad_step
-    def step(self, closure=None):
-        """Update every parameter that has a ``.grad``; returns ``closure()``'s loss if given."""
-        loss = closure() if closure is not None else None
-        for group in self.param_groups:
-            lr = _to_scalar(group["lr"])
-            beta1, beta2 = (_to_scalar(b) for b in group["betas"])
-            wd, eps, amsgrad = group["weight_decay"], group["eps"], group["amsgrad"]
-            decoupled = group["decoupled_weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor()
-                    state["exp_avg"] = _zeros_state(p)
-                    state["exp_avg_sq"] = _zeros_state(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = _zeros_state(p)
-                t = _bump(state["step"])
-                x = _real(p._data)
-                dt = x.dtype.type
-                if wd != 0 and decoupled:
-                    np.multiply(x, dt(1 - lr * wd), out=x)
-                d = self._grad_with_decay(x, _real(p.grad._data), 0 if decoupled else wd, group["maximize"])
-                m, v = _real(state["exp_avg"]._data), _real(state["exp_avg_sq"]._data)
-                w = self._work(x, 1)
-                # m = lerp(m, d, 1 - beta1), in PyTorch's two-sided form for accuracy
-                weight = dt(1 - beta1)
-                np.subtract(d, m, out=w)
-                if abs(weight) < 0.5:
-                    np.multiply(w, weight, out=w)
-                    np.add(m, w, out=m)
-                else:
-                    np.multiply(w, dt(1) - weight, out=w)
-                    np.subtract(d, w, out=m)
-                # v = beta2 * v + (1 - beta2) * d * d
-                np.multiply(v, dt(beta2), out=v)
-                np.multiply(d, dt(1 - beta2), out=w)
-                np.multiply(w, d, out=w)
-                np.add(v, w, out=v)
-                if amsgrad:
-                    vmax = _real(state["max_exp_avg_sq"]._data)
-                    np.maximum(vmax, v, out=vmax)
-                    v = vmax
-                step_size = lr / (1 - beta1 ** t)
-                bias_correction2_sqrt = (1 - beta2 ** t) ** 0.5
-                denom = w
-                np.sqrt(v, out=denom)
-                np.divide(denom, dt(bias_correction2_sqrt), out=denom)
-                np.add(denom, dt(eps), out=denom)
-                u = self._work(x, 0)  # free now: d (if it lived here) was last used above
-                np.multiply(m, dt(-step_size), out=u)
-                np.divide(u, denom, out=u)
-                np.add(x, u, out=x)
-                p._vc[0] += 1
-        return loss
+    def _update(self, group, lr, p, x, d, state, t):
+        beta1, beta2, m, v, w = adam_moments_(self, group, x, d, state)
+        dt = x.dtype.type
+        if group["amsgrad"]:
+            vmax = _real(state["max_exp_avg_sq"]._data)
+            np.maximum(vmax, v, out=vmax)
+            v = vmax
+        step_size = lr / (1 - beta1 ** t)
+        bias_correction2_sqrt = (1 - beta2 ** t) ** 0.5
+        denom = w
+        np.sqrt(v, out=denom)
+        np.divide(denom, dt(bias_correction2_sqrt), out=denom)
+        np.add(denom, dt(group["eps"]), out=denom)
+        u = self._work(x, 0)  # free now: d (if it lived here) was last used above
+        np.multiply(m, dt(-step_size), out=u)
+        np.divide(u, denom, out=u)
+        np.add(x, u, out=x)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._adam_family import check_adam_args, lerp_
-from .optimizer import Optimizer, _bump, _no_grad_step, _real, _step_tensor, _to_scalar, _zeros_state
+from .optimizer import Optimizer, _real, _to_scalar
 
 __all__ = ["Adamax"]
 
@@ -25,6 +25,9 @@ class Adamax(Optimizer):
         ValueError: a negative ``lr``, ``eps`` or ``weight_decay``, or a beta outside ``[0, 1)``.
     """
 
+    _group_fallbacks = (("foreach", None), ("maximize", False), ("differentiable", False), ("capturable", False))
+    _state_buffers = ("exp_avg", "exp_inf")
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
         check_adam_args(lr, betas, eps, weight_decay)
@@ -33,41 +36,16 @@ class Adamax(Optimizer):
                         differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for k, v in (("foreach", None), ("maximize", False), ("differentiable", False), ("capturable", False)):
-                group.setdefault(k, v)
-
-    @_no_grad_step
-    def step(self, closure=None):
-        """Update every parameter that has a ``.grad``; returns ``closure()``'s loss if given."""
-        loss = closure() if closure is not None else None
-        for group in self.param_groups:
-            lr = _to_scalar(group["lr"])
-            beta1, beta2 = (_to_scalar(b) for b in group["betas"])
-            eps = group["eps"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor()
-                    state["exp_avg"] = _zeros_state(p)
-                    state["exp_inf"] = _zeros_state(p)
-                t = _bump(state["step"])
-                x = _real(p._data)
-                dt = x.dtype.type
-                d = self._grad_with_decay(x, _real(p.grad._data), group["weight_decay"], group["maximize"])
-                m, u = _real(state["exp_avg"]._data), _real(state["exp_inf"]._data)
-                w = self._work(x, 1)
-                lerp_(m, d, 1 - beta1, w)
-                np.multiply(u, dt(beta2), out=u)
-                np.abs(d, out=w)
-                np.add(w, dt(eps), out=w)
-                np.maximum(u, w, out=u)
-                np.divide(m, u, out=w)
-                np.multiply(w, dt(-lr / (1 - beta1 ** t)), out=w)
-                np.add(x, w, out=x)
-                p._vc[0] += 1
-        return loss
+    def _update(self, group, lr, p, x, d, state, t):
+        beta1, beta2 = map(_to_scalar, group["betas"])
+        dt = x.dtype.type
+        m, u = _real(state["exp_avg"]._data), _real(state["exp_inf"]._data)
+        w = self._work(x, 1)
+        lerp_(m, d, 1 - beta1, w)
+        np.multiply(u, dt(beta2), out=u)
+        np.abs(d, out=w)
+        np.add(w, dt(group["eps"]), out=w)
+        np.maximum(u, w, out=u)
+        np.divide(m, u, out=w)
+        np.multiply(w, dt(-lr / (1 - beta1 ** t)), out=w)
+        np.add(x, w, out=x)

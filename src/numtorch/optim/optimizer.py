@@ -6,9 +6,11 @@ step, so ``group["lr"] = x`` (what LR schedulers do) takes effect at once. ``sta
 into PyTorch's layout, parameters replaced by their index in insertion order across groups, so a state
 saved by PyTorch loads here and the reverse.
 
-Subclasses implement ``step`` with NumPy ufuncs writing in place (``out=``) into ``p._data``, the
-parameter's own ndarray: neither the Parameter object nor its array ever changes identity, and
-work buffers (:meth:`Optimizer._work`) are reused across steps instead of allocated per step.
+``Optimizer.step`` is the one per-parameter loop every optimizer here shares (PyTorch's ``_init_group``
+and per-tensor loop): subclasses give their fresh state (``_new_state``) and their update
+(``_update``), which writes with NumPy ufuncs in place (``out=``) into ``p._data``, the parameter's own
+ndarray: neither the Parameter object nor its array ever changes identity, and work buffers
+(:meth:`Optimizer._work`) are reused across steps instead of allocated per step.
 """
 from __future__ import annotations
 
@@ -39,16 +41,21 @@ required = _RequiredParameter()
 
 
 def _typename(obj) -> str:
-    if isinstance(obj, Tensor):
-        return "torch." + {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-                           "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-                           "bool": "Bool"}.get(str(obj.dtype).replace("torch.", ""), "") + "Tensor"
-    return type(obj).__name__
+    """``torch.typename``: ``"torch.FloatTensor"`` for a Tensor, else the type's name."""
+    return obj.dtype._tensor_type if isinstance(obj, Tensor) else type(obj).__name__
 
 
 def _to_scalar(x):
     """A Python number for an option that may be given as a one-element Tensor (``lr=torch.tensor(0.1)``)."""
     return x.item() if isinstance(x, Tensor) else x
+
+
+def _check_lr(lr) -> None:
+    """PyTorch's ValueErrors for a learning rate: a Tensor of more than one element, or a negative value."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
 
 
 def _no_grad_step(step):
@@ -104,6 +111,11 @@ class Optimizer:
         ValueError: ``params`` is empty, or a parameter appears in two groups.
     """
 
+    # (option, value) pairs filled into param groups that lack them (saved by older versions)
+    _group_fallbacks: tuple = ()
+    # the zero buffers (shaped like the parameter) of a fresh state, next to its ``step`` counter
+    _state_buffers: tuple = ()
+
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults
         self._optimizer_step_pre_hooks = OrderedDict()
@@ -146,6 +158,9 @@ class Optimizer:
         for st in self.state.values():  # older checkpoints stored ``step`` as a Python number
             if isinstance(st, dict) and "step" in st and not isinstance(st["step"], Tensor):
                 st["step"] = _step_tensor(float(st["step"]))
+        for group in self.param_groups:
+            for k, v in self._group_fallbacks:
+                group.setdefault(k, v)
 
     def __repr__(self):
         lines = [type(self).__name__ + " ("]
@@ -220,8 +235,55 @@ class Optimizer:
                     g._data.fill(0)
                     g._vc[0] += 1
 
+    @_no_grad_step
     def step(self, closure=None):
-        """Perform one optimization step; ``closure`` re-evaluates the model and returns the loss."""
+        """Perform one optimization step; ``closure`` re-evaluates the model and returns the loss.
+
+        For each parameter that has a ``.grad``, group by group: its state, filled by ``_new_state``
+        on first use (none when ``_keeps_state(group)`` is false); its ``step`` counter, bumped;
+        decoupled weight decay (``theta *= 1 - lr * weight_decay``, for groups with
+        ``decoupled_weight_decay``); then ``_update`` with the effective gradient
+        (:meth:`_grad_with_decay`). A subclass that defines no ``_update`` must override ``step``.
+        """
+        if type(self)._update is Optimizer._update:
+            raise NotImplementedError
+        loss = closure() if closure is not None else None
+        for group in self.param_groups:
+            lr = _to_scalar(group["lr"])
+            wd, maximize = group["weight_decay"], group["maximize"]
+            decoupled = wd != 0 and group.get("decoupled_weight_decay", False)
+            keeps_state = self._keeps_state(group)
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = t = None
+                if keeps_state:
+                    state = self.state[p]
+                    if len(state) == 0:
+                        state.update(self._new_state(p, group))
+                    if "step" in state:
+                        t = _bump(state["step"])
+                x = _real(p._data)
+                if decoupled:
+                    np.multiply(x, x.dtype.type(1 - lr * wd), out=x)
+                d = self._grad_with_decay(x, _real(p.grad._data), 0 if decoupled else wd, maximize)
+                self._update(group, lr, p, x, d, state, t)
+                p._vc[0] += 1
+        return loss
+
+    def _keeps_state(self, group) -> bool:
+        """Whether parameters of ``group`` have per-parameter state (SGD without momentum has none)."""
+        return True
+
+    def _new_state(self, p: Tensor, group: dict) -> dict:
+        """The state of parameter ``p`` before its first step: by default a ``step`` counter and
+        the zero buffers named in ``_state_buffers``."""
+        return _fresh_state(p, *self._state_buffers)
+
+    def _update(self, group: dict, lr: float, p: Tensor, x: np.ndarray, d: np.ndarray, state, t) -> None:
+        """Update ``x`` (``p._data``, complex viewed as real pairs) in place from the effective
+        gradient ``d`` (read-only); ``state`` is ``p``'s state dict (None when not kept) and ``t``
+        the new step count (None without a ``step`` counter)."""
         raise NotImplementedError
 
     def _work(self, like: np.ndarray, k: int = 0) -> np.ndarray:
@@ -375,6 +437,14 @@ class Optimizer:
         else:
             np.negative(g, out=d)
         return d
+
+
+def _fresh_state(p: Tensor, *buffers: str) -> dict:
+    """A ``step`` counter and one zero buffer per name in ``buffers``, shaped and typed like ``p``."""
+    state = {"step": _step_tensor()}
+    for name in buffers:
+        state[name] = _zeros_state(p)
+    return state
 
 
 def _zeros_state(p: Tensor) -> Tensor:

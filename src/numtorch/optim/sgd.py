@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _backend as B
 from .._tensor import _make
-from .optimizer import Optimizer, _no_grad_step, _real, _to_scalar
+from .optimizer import Optimizer, _real
 
 __all__ = ["SGD"]
 
@@ -33,6 +33,9 @@ class SGD(Optimizer):
         >>> opt.zero_grad(); loss_fn(model(x), y).backward(); opt.step()
     """
 
+    _group_fallbacks = (("nesterov", False), ("maximize", False), ("foreach", None), ("differentiable", False),
+                        ("fused", False))
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
         if lr < 0.0:
@@ -49,53 +52,37 @@ class SGD(Optimizer):
                         fused=fused)
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+    def _keeps_state(self, group):
+        return group["momentum"] != 0
 
-    @_no_grad_step
-    def step(self, closure=None):
-        """Update every parameter that has a ``.grad``; returns ``closure()``'s loss if given."""
-        loss = closure() if closure is not None else None
-        for group in self.param_groups:
-            lr = _to_scalar(group["lr"])
+    def _new_state(self, p, group):
+        return {}  # the momentum buffer starts as a copy of the first gradient
+
+    def _update(self, group, lr, p, x, d, state, t):
+        dt = x.dtype.type
+        if state is not None:
             momentum, dampening = group["momentum"], group["dampening"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                x = _real(p._data)
-                dt = x.dtype.type
-                d = self._grad_with_decay(x, _real(p.grad._data), group["weight_decay"], group["maximize"])
-                if momentum != 0:
-                    state = self.state[p]
-                    buf_t = state.get("momentum_buffer")
-                    if buf_t is None:
-                        buf_t = state["momentum_buffer"] = _make(B.empty(p._data.shape, p._data.dtype))
-                        np.copyto(_real(buf_t._data), d)
-                        buf = _real(buf_t._data)
-                    else:
-                        buf = _real(buf_t._data)
-                        np.multiply(buf, dt(momentum), out=buf)
-                        if dampening == 0:
-                            np.add(buf, d, out=buf)
-                        else:
-                            t = self._work(x, 1)
-                            np.multiply(d, dt(1 - dampening), out=t)
-                            np.add(buf, t, out=buf)
-                    if group["nesterov"]:
-                        t = self._work(x, 1)
-                        np.multiply(buf, dt(momentum), out=t)
-                        np.add(d, t, out=t)
-                        d = t
-                    else:
-                        d = buf
-                t = self._work(x, 1)
-                np.multiply(d, dt(-lr), out=t)
-                np.add(x, t, out=x)
-                p._vc[0] += 1
-        return loss
+            buf_t = state.get("momentum_buffer")
+            if buf_t is None:
+                buf_t = state["momentum_buffer"] = _make(B.empty(p._data.shape, p._data.dtype))
+                buf = _real(buf_t._data)
+                np.copyto(buf, d)
+            else:
+                buf = _real(buf_t._data)
+                np.multiply(buf, dt(momentum), out=buf)
+                if dampening == 0:
+                    np.add(buf, d, out=buf)
+                else:
+                    w = self._work(x, 1)
+                    np.multiply(d, dt(1 - dampening), out=w)
+                    np.add(buf, w, out=buf)
+            if group["nesterov"]:
+                w = self._work(x, 1)
+                np.multiply(buf, dt(momentum), out=w)
+                np.add(d, w, out=w)
+                d = w
+            else:
+                d = buf
+        w = self._work(x, 1)
+        np.multiply(d, dt(-lr), out=w)
+        np.add(x, w, out=x)
