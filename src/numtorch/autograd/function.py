@@ -12,22 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor, _make
-from .grad_mode import _State, no_grad
-from .graph import Node
+from .._tensor import _GRAD_KINDS, Tensor, _make
+from .grad_mode import _Inference, _State, check_not_inference, mark_inference, no_grad
+from .graph import Node, _edge
 
 __all__ = ["Function", "FunctionCtx", "Op", "once_differentiable"]
 
 
-def _edge(t):
-    return (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t, 0)
-
-
 _new = object.__new__
-
-
-def _differentiable(arr) -> bool:
-    return arr.dtype.kind in "fcV"  # "V": bfloat16 from ml_dtypes
 
 
 class Op(Node):
@@ -69,6 +61,8 @@ class Op(Node):
         else:
             for a in args:
                 arrays.append(a._data if isinstance(a, Tensor) else a)
+            if _State.inference:
+                needs = None  # results become inference tensors
         out = self.forward(*arrays, **kwargs)
         if type(out) is tuple:
             return self._wrap_many(out, args, needs)
@@ -86,18 +80,22 @@ class Op(Node):
         else:
             t._vc = [0]
             t._base = None
-        if needs and out.dtype.kind in "fcV":  # "V": bfloat16 from ml_dtypes
-            self._edges = [((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
+        if needs and out.dtype.kind in _GRAD_KINDS:
+            self._edges = [((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))  # _edge, inlined
                            if isinstance(a, Tensor) and a._rg else None for a in args]
             if cls._saves:
                 self._versions = [(a._vc, a._vc[0], a._data) for i in cls._save_in
                                   if isinstance(a := args[i], Tensor)]
                 if cls._save_out:
                     self._versions.append((t._vc, t._vc[0], out))
+                if _Inference.made:
+                    check_not_inference(self._versions)
             t._rg = True
             t.grad_fn = self
         else:
             t._rg = False
+            if needs is None and not cls._view:
+                mark_inference(t)
         return t
 
     def _wrap_many(self, outs, args, needs):
@@ -111,6 +109,8 @@ class Op(Node):
                 t._vc = args[0]._vc
                 t._base = args[0]._base if args[0]._base is not None else args[0]
                 t._view_version = args[0]._vc[0]
+            elif needs is None:
+                mark_inference(t)
             ts.append(t)
         if needs:
             self._edges = [_edge(a) if isinstance(a, Tensor) and a._rg else None for a in args]
@@ -119,8 +119,10 @@ class Op(Node):
             if cls._saves:
                 self._versions = [(a._vc, a._vc[0], a._data) for i in cls._save_in
                                   if isinstance(a := args[i], Tensor)]
+                if _Inference.made:
+                    check_not_inference(self._versions)
             for i, t in enumerate(ts):
-                if i not in cls._nondiff_outputs and _differentiable(t._data):
+                if i not in cls._nondiff_outputs and t._data.dtype.kind in _GRAD_KINDS:
                     t._rg = True
                     t.grad_fn = self
                     t._output_nr = i
@@ -213,11 +215,6 @@ class _FunctionNode(FunctionCtx, Node):
             out.append(r._data)
         return tuple(out)
 
-    def _release(self):
-        if self.saved is not None:
-            self.saved = None
-            self._freed = True
-
 
 class _FunctionMeta(type):
     def __init__(cls, name, bases, attrs):
@@ -291,7 +288,7 @@ class Function(metaclass=_FunctionMeta):
             is_nondiff = id(o) in nondiff
             if id(o) in inputs and id(o) not in dirty:
                 o = _make(o._data)  # an input returned as-is becomes a new tensor sharing memory
-            if needs and not is_nondiff and _differentiable(o._data):
+            if needs and not is_nondiff and o._data.dtype.kind in _GRAD_KINDS:
                 o._rg = True
                 o.grad_fn = ctx
                 o._output_nr = i
@@ -307,6 +304,7 @@ class Function(metaclass=_FunctionMeta):
                 ctx.saved = saved
                 ctx._versions = [(t._vc, t._vc[0], t._data) for t in saved
                                  if t is not None]
+                check_not_inference(ctx._versions)
         return wrapped[0] if single else tuple(wrapped)
 
 
