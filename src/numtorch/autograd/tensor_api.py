@@ -6,7 +6,7 @@ import weakref
 from collections import OrderedDict
 
 from .._tensor import Tensor, _make
-from .hooks import RemovableHandle, add_hook
+from .hooks import add_hook
 from .engine import backward as _backward
 
 
