@@ -285,6 +285,7 @@ def test_inference_tensor_cannot_be_saved_for_backward(T):
     x = T.ones(3, requires_grad=True)
     with T.inference_mode():
         t = T.ones(3) * 2
+    assert t.is_inference() and not x.is_inference() and not t.clone().is_inference()
     with pytest.raises(RuntimeError) as got:
         x * t
     assert str(got.value) == INFERENCE_MSG

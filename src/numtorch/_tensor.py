@@ -155,6 +155,11 @@ class Tensor:
     def is_leaf(self) -> bool:
         return self.grad_fn is None or not self._rg
 
+    def is_inference(self) -> bool:
+        """True for a tensor made by an op in inference mode (``torch.Tensor.is_inference``); such a
+        tensor's version counter is a list subclass (``autograd.grad_mode._InferenceVersion``)."""
+        return type(self._vc) is not list
+
     @property
     def _version(self) -> int:
         return self._vc[0]

@@ -132,7 +132,7 @@ class Op(Node):
         if self._versions or self._freed:
             self._check_saved()
         if self._n_out > 1:
-            grads = [g if g is not None else np.zeros(s, d) for g, (s, d) in zip(grads, self._out_meta)]
+            grads = self._materialize(grads)
         out = self.backward(*grads)
         return out if type(out) is tuple else (out,)
 
@@ -186,12 +186,9 @@ class _FunctionNode(FunctionCtx, Node):
 
     def _run_backward(self, grads):
         self._check_saved()
-        gts = []
-        for g, (shape, dt) in zip(grads, self._out_meta):
-            if g is None:
-                gts.append(_make(np.zeros(shape, dt)) if self.materialize_grads else None)
-            else:
-                gts.append(_make(g))
+        if self.materialize_grads:
+            grads = self._materialize(grads)
+        gts = [_make(g) if g is not None else None for g in grads]
         with no_grad():
             res = self._forward_cls.backward(self, *gts)
         if not isinstance(res, tuple):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+import numpy as np
+
 from .._dtype import from_np
 from .hooks import RemovableHandle, add_hook
 
@@ -79,6 +81,11 @@ class Node:
                     f"operation: [{from_np(dt)._tensor_type} {list(shape)}], which is an input or output of "
                     f"{self.name()}, is at version {vc[0]}; expected version {v} instead. Hint: the "
                     f"backtrace further above can help find the operation that failed to compute its gradient.")
+
+    def _materialize(self, grads):
+        """``grads`` (one per forward output) with zeros for the outputs that received no gradient;
+        needs ``_out_meta``, the ``(shape, dtype)`` of each output, set by multi-output nodes."""
+        return [g if g is not None else np.zeros(s, d) for g, (s, d) in zip(grads, self._out_meta)]
 
     def _release(self):
         if self.saved is not None:
