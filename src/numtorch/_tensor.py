@@ -157,7 +157,7 @@ class Tensor:
 
     def is_inference(self) -> bool:
         """True for a tensor made by an op in inference mode (``torch.Tensor.is_inference``); such a
-        tensor's version counter is a list subclass (``autograd.grad_mode._InferenceVersion``)."""
+        tensor's version counter is a list subclass (``autograd.function._InferenceVersion``)."""
         return type(self._vc) is not list
 
     @property

@@ -13,13 +13,43 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import _GRAD_KINDS, Tensor, _make
-from .grad_mode import _Inference, _State, check_not_inference, mark_inference, no_grad
+from .grad_mode import _State, no_grad
 from .graph import Node, _edge
 
 __all__ = ["Function", "FunctionCtx", "Op", "once_differentiable"]
 
 
 _new = object.__new__
+
+
+# ------------------------------------------------------------------------------------------------
+# Inference tensors: results of ops made in inference mode, which autograd refuses to save
+# ------------------------------------------------------------------------------------------------
+class _InferenceVersion(list):
+    """The version counter of an inference tensor: its type is the mark (``Tensor.is_inference``)."""
+
+    __slots__ = ()
+
+
+_inference_made = False  # until the process makes an inference tensor, saving checks nothing
+
+
+def _mark_inference(t):
+    """Make ``t`` (a new, non-view op result made in inference mode) an inference tensor."""
+    global _inference_made
+    _inference_made = True
+    t._vc = _InferenceVersion(t._vc)
+
+
+def _check_not_inference(versions):
+    """RuntimeError, in PyTorch's words, if a tensor being saved for backward is an inference tensor;
+    ``versions``: the ``(version_counter, version, array)`` entries a node saves."""
+    for vc, _, _ in versions:
+        if type(vc) is _InferenceVersion:
+            raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use Tensors created "
+                               "in inference mode in computation tracked by autograd. To work around this, you can "
+                               "make a clone to get a normal tensor and use it in autograd, or use "
+                               "`torch.no_grad()` instead of `torch.inference_mode()`.")
 
 
 class Op(Node):
@@ -80,7 +110,7 @@ class Op(Node):
         else:
             t._vc = [0]
             t._base = None
-        if needs and out.dtype.kind in _GRAD_KINDS:
+        if needs and out.dtype.kind in "fcV":  # _GRAD_KINDS, inlined
             self._edges = [((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))  # _edge, inlined
                            if isinstance(a, Tensor) and a._rg else None for a in args]
             if cls._saves:
@@ -88,14 +118,14 @@ class Op(Node):
                                   if isinstance(a := args[i], Tensor)]
                 if cls._save_out:
                     self._versions.append((t._vc, t._vc[0], out))
-                if _Inference.made:
-                    check_not_inference(self._versions)
+                if _inference_made:
+                    _check_not_inference(self._versions)
             t._rg = True
             t.grad_fn = self
         else:
             t._rg = False
             if needs is None and not cls._view:
-                mark_inference(t)
+                _mark_inference(t)
         return t
 
     def _wrap_many(self, outs, args, needs):
@@ -110,7 +140,7 @@ class Op(Node):
                 t._base = args[0]._base if args[0]._base is not None else args[0]
                 t._view_version = args[0]._vc[0]
             elif needs is None:
-                mark_inference(t)
+                _mark_inference(t)
             ts.append(t)
         if needs:
             self._edges = [_edge(a) if isinstance(a, Tensor) and a._rg else None for a in args]
@@ -119,8 +149,8 @@ class Op(Node):
             if cls._saves:
                 self._versions = [(a._vc, a._vc[0], a._data) for i in cls._save_in
                                   if isinstance(a := args[i], Tensor)]
-                if _Inference.made:
-                    check_not_inference(self._versions)
+                if _inference_made:
+                    _check_not_inference(self._versions)
             for i, t in enumerate(ts):
                 if i not in cls._nondiff_outputs and t._data.dtype.kind in _GRAD_KINDS:
                     t._rg = True
@@ -301,7 +331,7 @@ class Function(metaclass=_FunctionMeta):
                 ctx.saved = saved
                 ctx._versions = [(t._vc, t._vc[0], t._data) for t in saved
                                  if t is not None]
-                check_not_inference(ctx._versions)
+                _check_not_inference(ctx._versions)
         return wrapped[0] if single else tuple(wrapped)
 
 

@@ -27,34 +27,6 @@ class _ThreadState(threading.local):
 _State = _ThreadState()
 
 
-class _InferenceVersion(list):
-    """The version counter of a tensor made by an op in inference mode (an "inference tensor"): its
-    type marks the tensor, which autograd refuses to save for backward (``check_not_inference``)."""
-
-    __slots__ = ()
-
-
-class _Inference:
-    made = False  # set once the process has made an inference tensor: until then saving checks nothing
-
-
-def check_not_inference(versions):
-    """RuntimeError, in PyTorch's words, if a tensor being saved for backward is an inference tensor;
-    ``versions``: the ``(version_counter, version, array)`` entries a node saves."""
-    for vc, _, _ in versions:
-        if type(vc) is _InferenceVersion:
-            raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use Tensors created "
-                               "in inference mode in computation tracked by autograd. To work around this, you can "
-                               "make a clone to get a normal tensor and use it in autograd, or use "
-                               "`torch.no_grad()` instead of `torch.inference_mode()`.")
-
-
-def mark_inference(t):
-    """Make ``t`` (a new, non-view op result made in inference mode) an inference tensor."""
-    _Inference.made = True
-    t._vc = _InferenceVersion(t._vc)
-
-
 def is_grad_enabled() -> bool:
     return _State.enabled
 
