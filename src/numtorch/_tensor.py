@@ -7,12 +7,16 @@ so this file stays a plain data structure that every op module can import.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import _dtype
 from ._device import CPU
 
 __all__ = ["Tensor", "Size"]
+
+_GRAD_KINDS = "fcV"  # NumPy dtype kinds that can require grad: float, complex, "V" (bfloat16 from ml_dtypes)
 
 
 class Size(tuple):
@@ -36,10 +40,6 @@ class Size(tuple):
 
     def __radd__(self, other):
         return Size(tuple(other) + tuple(self))
-
-    def __getitem__(self, item):
-        r = tuple.__getitem__(self, item)
-        return Size(r) if isinstance(item, slice) else r
 
     def __getitem__(self, item):
         out = tuple.__getitem__(self, item)
@@ -74,7 +74,7 @@ class Tensor:
         else:
             shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args or (0,)
             data = np.empty(tuple(int(s) for s in shape), dtype=D.float32.np)
-        _init(self, data)
+        _make(data, into=self)
 
     # ----------------------------------------------------------------- metadata
     @property
@@ -155,6 +155,11 @@ class Tensor:
     def is_leaf(self) -> bool:
         return self.grad_fn is None or not self._rg
 
+    def is_inference(self) -> bool:
+        """True for a tensor made by an op in inference mode (``torch.Tensor.is_inference``); such a
+        tensor's version counter is a list subclass (``autograd.function._InferenceVersion``)."""
+        return type(self._vc) is not list
+
     @property
     def _version(self) -> int:
         return self._vc[0]
@@ -171,12 +176,20 @@ class Tensor:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use "
                                "a computed variable in a subgraph that doesn't require differentiation use "
                                "var_no_grad = var.detach().")
-        if flag and self._data.dtype.kind not in "fcV":
+        if flag and self._data.dtype.kind not in _GRAD_KINDS:
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._rg = flag
 
     @property
     def grad(self):
+        """The accumulated gradient (a Tensor) or None. Reading it on a non-leaf that does not retain
+        its gradient warns, as PyTorch does: backward never fills it."""
+        if self._grad is None and self.grad_fn is not None and self._rg and not self.retains_grad:
+            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                          "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+                          "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+                          "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+                          "instead. See github.com/pytorch/pytorch/pull/30531 for more information.", stacklevel=2)
         return self._grad
 
     @grad.setter
@@ -290,8 +303,7 @@ class Tensor:
         if id(self) in memo:
             return memo[id(self)]
         import copy
-        new = type(self).__new__(type(self))
-        _init(new, self._data.copy(), self._rg)
+        new = _make(self._data.copy(), self._rg, type(self))
         memo[id(self)] = new
         if self._grad is not None:
             new._grad = copy.deepcopy(self._grad, memo)
@@ -307,35 +319,21 @@ class Tensor:
 
 
 def _rebuild_tensor(data, requires_grad, state=None, cls=None):
-    t = (cls or Tensor).__new__(cls or Tensor)
-    _init(t, np.array(data, copy=True), requires_grad)
+    t = _make(np.array(data, copy=True), requires_grad, cls or Tensor)
     if state:
         t.__dict__.update(state)
     return t
 
 
-def _init(t, data, requires_grad=False):
+def _make(data, requires_grad=False, cls=Tensor, into=None):
+    """Wrap an ndarray as a new leaf Tensor (no copy), without running ``Tensor.__init__``; with
+    ``into``, set the slots of that (new) tensor instead. ``Op.apply`` inlines this on its hot path."""
+    t = object.__new__(cls) if into is None else into
     t._data = data
     t._rg = requires_grad
-    t._grad = None
-    t.grad_fn = None
+    t._grad = t.grad_fn = t._base = t._hooks = None
     t._output_nr = 0
     t._vc = [0]
-    t._base = None
-    t._hooks = None
-
-
-def _make(data, requires_grad=False, cls=Tensor):
-    """Wrap an ndarray as a new leaf Tensor (no copy). The fast path every op uses."""
-    t = object.__new__(cls)
-    t._data = data
-    t._rg = requires_grad
-    t._grad = None
-    t.grad_fn = None
-    t._output_nr = 0
-    t._vc = [0]
-    t._base = None
-    t._hooks = None
     return t
 
 

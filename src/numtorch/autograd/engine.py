@@ -11,8 +11,9 @@ from sys import getrefcount
 
 import numpy as np
 
+from .._dtype import from_np
 from .._tensor import Tensor, _make
-from .graph import Node
+from .graph import Node, _edge
 
 __all__ = ["backward", "grad", "run_backward"]
 
@@ -33,7 +34,14 @@ def _run_tensor_hooks(hooks, g):
     for fn in list(hooks.values()):
         r = fn(_make(g))
         if r is not None:
-            g = r._data
+            r = r._data
+            if r.shape != g.shape or r.dtype != g.dtype:  # PyTorch's check on a tensor hook's result
+                name = getattr(fn, "__name__", type(fn).__name__)
+                if r.shape != g.shape:
+                    raise RuntimeError(f"hook '{name}' has changed the size of value")
+                raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                                   f"{from_np(g.dtype)._tensor_type} got {from_np(r.dtype)._tensor_type})")
+            g = r
     return g
 
 
@@ -44,32 +52,29 @@ def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True
     returned instead of (or as well as) accumulated; used by ``autograd.grad``.
     """
     buf = {}
-    deps = {}
     stack = []
     for t, g in zip(roots, grads):
-        key = t.grad_fn if t.grad_fn is not None else t
+        key, nr = _edge(t)
         b = buf.get(key)
         if b is None:
             b = buf[key] = [None] * (key._n_out if isinstance(key, Node) else 1)
             stack.append(key)
-        nr = t._output_nr if t.grad_fn is not None else 0
         b[nr] = g if b[nr] is None else b[nr] + g
-    # pass 1: count incoming edges (leaves are Tensors: they have no edges of their own)
-    seen = set(stack)
+    # pass 1: count incoming edges (leaves are Tensors: they have no edges of their own). A root
+    # may also be reachable from another root: it then waits for those edges like any other node.
+    deps = dict.fromkeys(stack, 0)
     todo = [n for n in stack if isinstance(n, Node)]
-    get = deps.get
     while todo:
         for e in todo.pop()._edges:
             if e is not None:
                 tgt = e[0]
-                if tgt in seen:
+                if tgt in deps:
                     deps[tgt] += 1
                 else:
                     deps[tgt] = 1
-                    seen.add(tgt)
                     if isinstance(tgt, Node):
                         todo.append(tgt)
-    ready = [k for k in stack if get(k, 0) == 0]
+    ready = [k for k in stack if deps[k] == 0]
     captured = {}
     # pass 2: run nodes in topological order
     while ready:
@@ -201,17 +206,11 @@ def _tensors(x):
     return list(x)
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
-             inputs=None):
-    """Accumulate gradients of ``tensors`` into the ``.grad`` of graph leaves (``torch.autograd.backward``).
-
-    Raises RuntimeError for a tensor that does not require grad, for a non-scalar output without
-    ``grad_tensors``, and when backpropagating a second time through freed saved tensors.
-    """
+def _roots(tensors, grad_tensors, create_graph):
+    """The roots of a backward pass and their initial gradients (ndarrays), checked as PyTorch does."""
     if create_graph:
         raise NotImplementedError("numtorch does not support create_graph=True (double backward) yet")
     tensors = _tensors(tensors)
-    grad_tensors = grad_tensors if grad_tensors is not None else grad_variables
     if grad_tensors is None:
         grad_tensors = [None] * len(tensors)
     elif isinstance(grad_tensors, Tensor):
@@ -219,22 +218,28 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     for i, t in enumerate(tensors):
         if not t._rg:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-    grads = [_as_grad(t, g, i) for i, (t, g) in enumerate(zip(tensors, grad_tensors))]
+    return tensors, [_as_grad(t, g, i) for i, (t, g) in enumerate(zip(tensors, grad_tensors))]
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None):
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of graph leaves (``torch.autograd.backward``).
+
+    Raises RuntimeError for a tensor that does not require grad, for a non-scalar output without
+    ``grad_tensors``, and when backpropagating a second time through freed saved tensors.
+    """
+    tensors, grads = _roots(tensors, grad_tensors if grad_tensors is not None else grad_variables, create_graph)
     if inputs is not None:
         inputs = _tensors(inputs)
         if not inputs:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        capture = {_key(t): t for t in inputs}
+        capture = {_edge(t): t for t in inputs}
         got = run_backward(tensors, grads, bool(retain_graph), capture, accumulate=False)
         for k, t in capture.items():
             if k in got:
                 _accumulate(t, got[k])
         return
     run_backward(tensors, grads, bool(retain_graph))
-
-
-def _key(t):
-    return (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t, 0)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -244,29 +249,18 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     Returns a tuple with one Tensor per input (``None`` for unused inputs when ``allow_unused``).
     RuntimeError when an input does not require grad or was not used and ``allow_unused`` is False.
     """
-    if create_graph:
-        raise NotImplementedError("numtorch does not support create_graph=True (double backward) yet")
-    outputs = _tensors(outputs)
-    single = isinstance(inputs, Tensor)
+    outputs, grads = _roots(outputs, grad_outputs, create_graph)
     inputs = _tensors(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads
-    if grad_outputs is None:
-        grad_outputs = [None] * len(outputs)
-    elif isinstance(grad_outputs, Tensor):
-        grad_outputs = [grad_outputs]
-    for i, t in enumerate(outputs):
-        if not t._rg:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
     for t in inputs:
         if not t._rg:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = [_as_grad(t, g, i) for i, (t, g) in enumerate(zip(outputs, grad_outputs))]
-    capture = {_key(t): t for t in inputs}
+    capture = {_edge(t): t for t in inputs}
     got = run_backward(outputs, grads, bool(retain_graph), capture, accumulate=False)
     result = []
     for i, t in enumerate(inputs):
-        g = got.get(_key(t))
+        g = got.get(_edge(t))
         if g is None:
             if not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "

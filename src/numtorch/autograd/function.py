@@ -12,22 +12,44 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor, _make
+from .._tensor import _GRAD_KINDS, Tensor, _make
 from .grad_mode import _State, no_grad
-from .graph import Node
+from .graph import Node, _edge
 
 __all__ = ["Function", "FunctionCtx", "Op", "once_differentiable"]
-
-
-def _edge(t):
-    return (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t, 0)
 
 
 _new = object.__new__
 
 
-def _differentiable(arr) -> bool:
-    return arr.dtype.kind in "fcV"  # "V": bfloat16 from ml_dtypes
+# ------------------------------------------------------------------------------------------------
+# Inference tensors: results of ops made in inference mode, which autograd refuses to save
+# ------------------------------------------------------------------------------------------------
+class _InferenceVersion(list):
+    """The version counter of an inference tensor: its type is the mark (``Tensor.is_inference``)."""
+
+    __slots__ = ()
+
+
+_inference_made = False  # until the process makes an inference tensor, saving checks nothing
+
+
+def _mark_inference(t):
+    """Make ``t`` (a new, non-view op result made in inference mode) an inference tensor."""
+    global _inference_made
+    _inference_made = True
+    t._vc = _InferenceVersion(t._vc)
+
+
+def _check_not_inference(versions):
+    """RuntimeError, in PyTorch's words, if a tensor being saved for backward is an inference tensor;
+    ``versions``: the ``(version_counter, version, array)`` entries a node saves."""
+    for vc, _, _ in versions:
+        if type(vc) is _InferenceVersion:
+            raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use Tensors created "
+                               "in inference mode in computation tracked by autograd. To work around this, you can "
+                               "make a clone to get a normal tensor and use it in autograd, or use "
+                               "`torch.no_grad()` instead of `torch.inference_mode()`.")
 
 
 class Op(Node):
@@ -69,6 +91,8 @@ class Op(Node):
         else:
             for a in args:
                 arrays.append(a._data if isinstance(a, Tensor) else a)
+            if _State.inference:
+                needs = None  # results become inference tensors
         out = self.forward(*arrays, **kwargs)
         if type(out) is tuple:
             return self._wrap_many(out, args, needs)
@@ -86,18 +110,22 @@ class Op(Node):
         else:
             t._vc = [0]
             t._base = None
-        if needs and out.dtype.kind in "fcV":  # "V": bfloat16 from ml_dtypes
-            self._edges = [((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))
+        if needs and out.dtype.kind in "fcV":  # _GRAD_KINDS, inlined
+            self._edges = [((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))  # _edge, inlined
                            if isinstance(a, Tensor) and a._rg else None for a in args]
             if cls._saves:
                 self._versions = [(a._vc, a._vc[0], a._data) for i in cls._save_in
                                   if isinstance(a := args[i], Tensor)]
                 if cls._save_out:
                     self._versions.append((t._vc, t._vc[0], out))
+                if _inference_made:
+                    _check_not_inference(self._versions)
             t._rg = True
             t.grad_fn = self
         else:
             t._rg = False
+            if needs is None and not cls._view:
+                _mark_inference(t)
         return t
 
     def _wrap_many(self, outs, args, needs):
@@ -111,6 +139,8 @@ class Op(Node):
                 t._vc = args[0]._vc
                 t._base = args[0]._base if args[0]._base is not None else args[0]
                 t._view_version = args[0]._vc[0]
+            elif needs is None:
+                _mark_inference(t)
             ts.append(t)
         if needs:
             self._edges = [_edge(a) if isinstance(a, Tensor) and a._rg else None for a in args]
@@ -119,8 +149,10 @@ class Op(Node):
             if cls._saves:
                 self._versions = [(a._vc, a._vc[0], a._data) for i in cls._save_in
                                   if isinstance(a := args[i], Tensor)]
+                if _inference_made:
+                    _check_not_inference(self._versions)
             for i, t in enumerate(ts):
-                if i not in cls._nondiff_outputs and _differentiable(t._data):
+                if i not in cls._nondiff_outputs and t._data.dtype.kind in _GRAD_KINDS:
                     t._rg = True
                     t.grad_fn = self
                     t._output_nr = i
@@ -130,7 +162,7 @@ class Op(Node):
         if self._versions or self._freed:
             self._check_saved()
         if self._n_out > 1:
-            grads = [g if g is not None else np.zeros(s, d) for g, (s, d) in zip(grads, self._out_meta)]
+            grads = self._materialize(grads)
         out = self.backward(*grads)
         return out if type(out) is tuple else (out,)
 
@@ -184,12 +216,9 @@ class _FunctionNode(FunctionCtx, Node):
 
     def _run_backward(self, grads):
         self._check_saved()
-        gts = []
-        for g, (shape, dt) in zip(grads, self._out_meta):
-            if g is None:
-                gts.append(_make(np.zeros(shape, dt)) if self.materialize_grads else None)
-            else:
-                gts.append(_make(g))
+        if self.materialize_grads:
+            grads = self._materialize(grads)
+        gts = [_make(g) if g is not None else None for g in grads]
         with no_grad():
             res = self._forward_cls.backward(self, *gts)
         if not isinstance(res, tuple):
@@ -212,11 +241,6 @@ class _FunctionNode(FunctionCtx, Node):
                                    f"with {list(shape)}")
             out.append(r._data)
         return tuple(out)
-
-    def _release(self):
-        if self.saved is not None:
-            self.saved = None
-            self._freed = True
 
 
 class _FunctionMeta(type):
@@ -291,7 +315,7 @@ class Function(metaclass=_FunctionMeta):
             is_nondiff = id(o) in nondiff
             if id(o) in inputs and id(o) not in dirty:
                 o = _make(o._data)  # an input returned as-is becomes a new tensor sharing memory
-            if needs and not is_nondiff and _differentiable(o._data):
+            if needs and not is_nondiff and o._data.dtype.kind in _GRAD_KINDS:
                 o._rg = True
                 o.grad_fn = ctx
                 o._output_nr = i
@@ -307,6 +331,7 @@ class Function(metaclass=_FunctionMeta):
                 ctx.saved = saved
                 ctx._versions = [(t._vc, t._vc[0], t._data) for t in saved
                                  if t is not None]
+                _check_not_inference(ctx._versions)
         return wrapped[0] if single else tuple(wrapped)
 
 

@@ -8,9 +8,18 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from ..utils.hooks import RemovableHandle
+import numpy as np
+
+from .._dtype import from_np
+from .hooks import RemovableHandle, add_hook
 
 __all__ = ["Node", "AccumulateGrad"]
+
+
+def _edge(t):
+    """Where the gradient of tensor ``t`` goes: ``(its grad_fn, output_nr)``, or ``(t, 0)`` for a leaf.
+    ``Op.apply`` inlines this on its hot path."""
+    return (t.grad_fn, t._output_nr) if t.grad_fn is not None else (t, 0)
 
 
 class Node:
@@ -50,19 +59,11 @@ class Node:
     # hooks ----------------------------------------------------------------------------------
     def register_hook(self, fn) -> RemovableHandle:
         """``fn(grad_inputs, grad_outputs)`` after this node's backward; may return new grad_inputs."""
-        if "_post_hooks" not in self.__dict__:
-            self._post_hooks = OrderedDict()
-        h = RemovableHandle(self._post_hooks)
-        self._post_hooks[h.id] = fn
-        return h
+        return add_hook(self.__dict__.setdefault("_post_hooks", OrderedDict()), fn)
 
     def register_prehook(self, fn) -> RemovableHandle:
         """``fn(grad_outputs)`` before this node's backward; may return new grad_outputs."""
-        if "_pre_hooks" not in self.__dict__:
-            self._pre_hooks = OrderedDict()
-        h = RemovableHandle(self._pre_hooks)
-        self._pre_hooks[h.id] = fn
-        return h
+        return add_hook(self.__dict__.setdefault("_pre_hooks", OrderedDict()), fn)
 
     # run by the engine -----------------------------------------------------------------------
     def _check_saved(self):
@@ -77,19 +78,19 @@ class Node:
                 shape, dt = arr.shape, arr.dtype
                 raise RuntimeError(
                     f"one of the variables needed for gradient computation has been modified by an inplace "
-                    f"operation: [torch.{_type_name(dt)} {list(shape)}], which is an input or output of "
+                    f"operation: [{from_np(dt)._tensor_type} {list(shape)}], which is an input or output of "
                     f"{self.name()}, is at version {vc[0]}; expected version {v} instead. Hint: the "
                     f"backtrace further above can help find the operation that failed to compute its gradient.")
+
+    def _materialize(self, grads):
+        """``grads`` (one per forward output) with zeros for the outputs that received no gradient;
+        needs ``_out_meta``, the ``(shape, dtype)`` of each output, set by multi-output nodes."""
+        return [g if g is not None else np.zeros(s, d) for g, (s, d) in zip(grads, self._out_meta)]
 
     def _release(self):
         if self.saved is not None:
             self.saved = None
             self._freed = True
-
-
-def _type_name(np_dtype):
-    return {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-            "bfloat16": "BFloat16Tensor", "int64": "LongTensor"}.get(str(np_dtype), "Tensor")
 
 
 class AccumulateGrad:

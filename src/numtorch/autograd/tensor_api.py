@@ -6,7 +6,7 @@ import weakref
 from collections import OrderedDict
 
 from .._tensor import Tensor, _make
-from ..utils.hooks import RemovableHandle
+from .hooks import add_hook
 from .engine import backward as _backward
 
 
@@ -34,9 +34,7 @@ def register_hook(self: Tensor, hook):
         node = self.grad_fn
         th = node.__dict__.setdefault("_tensor_hooks", {})
         d = th.setdefault(self._output_nr, OrderedDict())
-    h = RemovableHandle(d)
-    d[h.id] = hook
-    return h
+    return add_hook(d, hook)
 
 
 def retain_grad(self: Tensor) -> None:
@@ -50,8 +48,6 @@ def retain_grad(self: Tensor) -> None:
 
 def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     """Set ``requires_grad`` in place and return self; RuntimeError for integer tensors."""
-    if requires_grad and self._data.dtype.kind not in "fcV":
-        raise RuntimeError("only Tensors of floating point dtype can require gradients")
     self.requires_grad = requires_grad
     return self
 

@@ -25,7 +25,7 @@ import numpy as np
 from .. import _backend as B
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import enable_grad, no_grad
-from ..utils.hooks import RemovableHandle
+from ..autograd.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "required"]
 

@@ -1,19 +1,20 @@
 """``nn.Module``, the base class of every layer and model (mirrors ``torch/nn/modules/module.py``).
 
-A Module is a tree of named state. Reading top to bottom:
+A Module is a tree of named state. The hook plumbing (global registries, the bodies of the
+``register_*_hook`` methods, calling a module that has hooks, full-backward-hook wiring) lives in
+``_hooks.py`` and ``_backward_hook.py``; this file keeps the state and its routing. Reading top to
+bottom:
 
-* **Global hooks** (``register_module_forward_hook`` & co.): hooks that run for every module, kept
-  in module-level ordered dicts; the per-module versions live in the instance.
 * **State** (``__init__``): three insertion-ordered dicts, ``_parameters``, ``_buffers`` and
   ``_modules``, plus the set of non-persistent buffer names and one ordered dict per hook kind.
 * **Registration and attribute routing** (``register_parameter``, ``register_buffer``,
   ``add_module``, ``__setattr__``, ``__getattr__``, ``__delattr__``): ``self.x = value`` files a
   Parameter under ``_parameters``, a Module under ``_modules``, a tensor assigned over a buffer
   name under ``_buffers``; anything else is a plain attribute. Lookups fall back to the dicts.
-* **Calling** (``__call__``): pre-hooks, ``forward``, hooks, in PyTorch's order. Full backward
-  hooks are wired by ``_backward_hook.BackwardHook``: an identity autograd ``Function`` wraps the
-  tensors entering and leaving ``forward``, and hooks on its two graph nodes see (and may
-  replace) the gradients w.r.t. the module's outputs and inputs.
+* **Hooks and calling** (``register_*_hook``, ``__call__``): the registration methods are the
+  functions of ``_hooks.py``, bound here; ``__call__`` runs ``forward`` directly when no hook is
+  registered anywhere, else ``_hooks.call_with_hooks`` (pre-hooks, ``forward``, hooks, in
+  PyTorch's order, with full backward hooks wired around ``forward``).
 * **Traversal** (``_named_members``, ``named_modules``): one generic walk, insertion-ordered and
   deduplicated by identity, behind ``parameters``, ``buffers``, ``children`` and ``modules``.
 * **Serialization** (``state_dict``, ``load_state_dict``): a flat OrderedDict keyed by dotted
@@ -28,16 +29,18 @@ A Module is a tree of named state. Reading top to bottom:
 from __future__ import annotations
 
 import warnings
-from functools import partial
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
 from ..._ops.creation import empty_like
 from ..._tensor import Tensor, _make
 from ...autograd.grad_mode import no_grad
-from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
-from ._backward_hook import BackwardHook
+from . import _hooks
+from ._hooks import (_global_backward_hooks, _global_backward_pre_hooks, _global_forward_hooks,
+                     _global_forward_pre_hooks, call_with_hooks, register_module_forward_hook,
+                     register_module_forward_pre_hook, register_module_full_backward_hook,
+                     register_module_full_backward_pre_hook)
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook"]
@@ -80,61 +83,9 @@ def _typename(obj) -> str:
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
-# ================================================================================================
-# Global hooks: run for every module, before the module's own hooks (debugging/profiling aids)
-# ================================================================================================
-_global_backward_pre_hooks = OrderedDict()
-_global_backward_hooks = OrderedDict()
-_global_forward_pre_hooks = OrderedDict()
-_global_forward_hooks = OrderedDict()
-_global_forward_hooks_always_called = OrderedDict()
-_global_forward_hooks_with_kwargs = OrderedDict()
-
-
-def _add_hook(hooks, hook, extra=None) -> RemovableHandle:
-    handle = RemovableHandle(hooks, extra_dict=extra)
-    hooks[handle.id] = hook
-    return handle
-
-
-def register_module_forward_pre_hook(hook) -> RemovableHandle:
-    """``hook(module, args) -> None or new args`` before every module's forward (before its own hooks)."""
-    return _add_hook(_global_forward_pre_hooks, hook)
-
-
-def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False) -> RemovableHandle:
-    """``hook(module, args, output) -> None or new output`` after every module's forward."""
-    handle = _add_hook(_global_forward_hooks, hook,
-                       extra=[_global_forward_hooks_with_kwargs, _global_forward_hooks_always_called])
-    if with_kwargs:
-        _global_forward_hooks_with_kwargs[handle.id] = True
-    if always_call:
-        _global_forward_hooks_always_called[handle.id] = True
-    return handle
-
-
-def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
-    """``hook(module, grad_output) -> None or new grad_output`` for every module."""
-    return _add_hook(_global_backward_pre_hooks, hook)
-
-
-def register_module_full_backward_hook(hook) -> RemovableHandle:
-    """``hook(module, grad_input, grad_output) -> None or new grad_input`` for every module."""
-    return _add_hook(_global_backward_hooks, hook)
-
-
 def _forward_unimplemented(self, *input):
     """Define the computation performed at every call; every subclass overrides it."""
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
-
-
-# ================================================================================================
-# Module
-# ================================================================================================
-_HOOK_DICTS = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks", "_forward_hooks_with_kwargs",
-               "_forward_hooks_always_called", "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs",
-               "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
-               "_load_state_dict_post_hooks")
 
 
 class Module:
@@ -150,6 +101,19 @@ class Module:
 
             def forward(self, x):
                 return self.fc(x).relu()
+
+    Where the methods are (``numtorch/nn/modules/``):
+
+    * ``module.py``: state (``__init__``), registration (``register_parameter``, ``register_buffer``,
+      ``add_module``, ``get_submodule``...), attribute routing (``__setattr__``, ``__getattr__``,
+      ``__delattr__``), calling (``__call__``: its fast path), traversal (``parameters``,
+      ``named_modules``, ``children``...), serialization (``state_dict``, ``load_state_dict``),
+      conversion (``_apply``, ``to``, ``float``...), modes (``train``, ``eval``, ``zero_grad``),
+      ``__repr__`` and pickling.
+    * ``_hooks.py``: every ``register_*_hook`` method (forward, forward pre, full backward, backward
+      pre, legacy backward, state-dict and load-state-dict hooks), the global
+      ``register_module_*_hook`` registries, and ``call_with_hooks``, ``__call__`` when hooks exist.
+    * ``_backward_hook.py``: ``BackwardHook``, the graph wiring behind full backward hooks.
     """
 
     dump_patches = False
@@ -167,8 +131,12 @@ class Module:
         # written to __dict__ directly: our __setattr__ needs these dicts to exist
         d = self.__dict__
         d.update(training=True, _parameters={}, _buffers={}, _non_persistent_buffers_set=set(),
-                 _is_full_backward_hook=None)
-        d.update((name, OrderedDict()) for name in _HOOK_DICTS)
+                 _is_full_backward_hook=None, _backward_pre_hooks=OrderedDict(), _backward_hooks=OrderedDict(),
+                 _forward_hooks=OrderedDict(), _forward_hooks_with_kwargs=OrderedDict(),
+                 _forward_hooks_always_called=OrderedDict(), _forward_pre_hooks=OrderedDict(),
+                 _forward_pre_hooks_with_kwargs=OrderedDict(), _state_dict_hooks=OrderedDict(),
+                 _state_dict_pre_hooks=OrderedDict(), _load_state_dict_pre_hooks=OrderedDict(),
+                 _load_state_dict_post_hooks=OrderedDict())
         d["_modules"] = {}
         if self.call_super_init:
             super().__init__(*args, **kwargs)
@@ -377,147 +345,28 @@ class Module:
                 + list(self._buffers))
         return sorted(k for k in keys if not k[0].isdigit())
 
-    # ------------------------------------------------------------------ hooks
-    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False) -> RemovableHandle:
-        """``hook(module, args) -> None or new args`` before ``forward`` (a non-tuple is wrapped).
-
-        With ``with_kwargs=True``: ``hook(module, args, kwargs) -> None or (args, kwargs)``.
-        ``prepend=True`` runs it before the hooks already registered (global ones still come first).
-        """
-        handle = _add_hook(self._forward_pre_hooks, hook, extra=self._forward_pre_hooks_with_kwargs)
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
-        """``hook(module, args, output) -> None or new output`` after ``forward``.
-
-        ``with_kwargs=True``: ``hook(module, args, kwargs, output)``; ``always_call=True`` also runs
-        it when forward (or an earlier hook) raises; ``prepend`` as for pre-hooks.
-        """
-        handle = _add_hook(self._forward_hooks, hook,
-                           extra=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def _set_backward_kind(self, full: bool):
-        if self._is_full_backward_hook is (not full):
-            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single "
-                               "Module. Please use only one of them.")
-        self._is_full_backward_hook = full
-
-    def register_full_backward_pre_hook(self, hook, prepend=False) -> RemovableHandle:
-        """``hook(module, grad_output) -> None or new grad_output`` when the output gradients arrive."""
-        handle = _add_hook(self._backward_pre_hooks, hook)
-        if prepend:
-            self._backward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def register_full_backward_hook(self, hook, prepend=False) -> RemovableHandle:
-        """``hook(module, grad_input, grad_output) -> None or new grad_input``.
-
-        Fires when the gradients w.r.t. the positional inputs are computed (or, if no input requires
-        grad, w.r.t. the outputs, with ``grad_input`` all None). Entries for non-tensor arguments are
-        None. The module's forward sees identity views of its tensor inputs, as in PyTorch.
-        """
-        self._set_backward_kind(True)
-        handle = _add_hook(self._backward_hooks, hook)
-        if prepend:
-            self._backward_hooks.move_to_end(handle.id, last=False)
-        return handle
-
-    def register_backward_hook(self, hook) -> RemovableHandle:
-        """Deprecated: a hook on the ``grad_fn`` of the output (the last op only); prefer the full hook."""
-        self._set_backward_kind(False)
-        return _add_hook(self._backward_hooks, hook)
-
-    def _get_backward_hooks(self):
-        """The (full, legacy) backward hooks for one call; global hooks (all full) come first."""
-        own = list(self._backward_hooks.values())
-        full = [*_global_backward_hooks.values(), *(own if self._is_full_backward_hook else ())]
-        return full, (own if self._is_full_backward_hook is False else [])
+    # ------------------------------------------------------------------ hooks (bodies in _hooks.py)
+    register_forward_pre_hook = _hooks.register_forward_pre_hook
+    register_forward_hook = _hooks.register_forward_hook
+    register_full_backward_pre_hook = _hooks.register_full_backward_pre_hook
+    register_full_backward_hook = _hooks.register_full_backward_hook
+    register_backward_hook = _hooks.register_backward_hook
+    _set_backward_kind = _hooks._set_backward_kind
+    _get_backward_hooks = _hooks._get_backward_hooks
+    register_state_dict_pre_hook = _hooks.register_state_dict_pre_hook
+    _register_state_dict_hook = _hooks._register_state_dict_hook
+    register_state_dict_post_hook = _hooks.register_state_dict_post_hook
+    _register_load_state_dict_pre_hook = _hooks._register_load_state_dict_pre_hook
+    register_load_state_dict_pre_hook = _hooks.register_load_state_dict_pre_hook
+    register_load_state_dict_post_hook = _hooks.register_load_state_dict_post_hook
 
     # ------------------------------------------------------------------ calling
     def _call_impl(self, *args, **kwargs):
-        forward_call = self.forward
         if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks or self._forward_pre_hooks
                 or _global_backward_pre_hooks or _global_backward_hooks or _global_forward_hooks
                 or _global_forward_pre_hooks):
-            return forward_call(*args, **kwargs)  # the fast path: no hooks anywhere
-        result = None
-        called_always = set()
-
-        def run():
-            nonlocal result, args, kwargs
-            pre_bw = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
-            full_bw, non_full_bw = self._get_backward_hooks()
-            # each hook list is frozen when its loop starts: a hook removing hooks affects later calls
-            for hook_id, hook in (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
-                if hook_id in self._forward_pre_hooks_with_kwargs:
-                    res = hook(self, args, kwargs)
-                    if res is not None:
-                        if not (isinstance(res, tuple) and len(res) == 2):
-                            raise RuntimeError(f"forward pre-hook must return None or a tuple of (new_args, "
-                                               f"new_kwargs), but got {res}.")
-                        args, kwargs = res
-                else:
-                    res = hook(self, args)
-                    if res is not None:
-                        args = res if isinstance(res, tuple) else (res,)
-            bw_hook = None
-            if full_bw or pre_bw:
-                bw_hook = BackwardHook(self, full_bw, pre_bw)
-                args = bw_hook.setup_input_hook(args)
-            result = forward_call(*args, **kwargs)
-            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called:
-                    called_always.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
-                    res = hook(self, args, kwargs, result)
-                else:
-                    res = hook(self, args, result)
-                if res is not None:
-                    result = res
-            if bw_hook is not None:
-                if not isinstance(result, (Tensor, tuple)):
-                    warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple "
-                                  f"of Tensors but received {type(result)}", stacklevel=3)
-                result = bw_hook.setup_output_hook(result)
-            if non_full_bw:
-                var = result
-                while not isinstance(var, Tensor):
-                    var = next(v for v in var.values() if isinstance(v, Tensor)) if isinstance(var, dict) else var[0]
-                if var.grad_fn is not None:
-                    for hook in non_full_bw:
-                        var.grad_fn.register_hook(partial(hook, self))
-            return result
-
-        try:
-            return run()
-        except Exception:
-            # always_call hooks that have not run yet still run; their own errors become warnings
-            pending = [(hid, h, False) for hid, h in _global_forward_hooks.items()
-                       if hid in _global_forward_hooks_always_called and hid not in called_always]
-            pending += [(hid, h, True) for hid, h in self._forward_hooks.items()
-                        if hid in self._forward_hooks_always_called and hid not in called_always]
-            for hook_id, hook, own in pending:
-                try:
-                    with_kwargs = own and hook_id in self._forward_hooks_with_kwargs
-                    res = hook(self, args, kwargs, result) if with_kwargs else hook(self, args, result)
-                    if res is not None:
-                        result = res
-                except Exception as e:
-                    warnings.warn(f"{'module' if own else 'global module'} forward hook with ``always_call=True`` "
-                                  f"raised an exception that was silenced as another error was raised in forward: "
-                                  f"{e}", stacklevel=2)
-            raise
+            return self.forward(*args, **kwargs)  # the fast path: no hooks anywhere
+        return call_with_hooks(self, args, kwargs)
 
     __call__ = _call_impl
 
@@ -586,22 +435,6 @@ class Module:
                 yield from module.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
 
     # ------------------------------------------------------------------ state_dict
-    def register_state_dict_pre_hook(self, hook) -> RemovableHandle:
-        """``hook(module, prefix, keep_vars) -> None`` before this module's ``state_dict`` runs."""
-        return _add_hook(self._state_dict_pre_hooks, hook)
-
-    def _register_state_dict_hook(self, hook) -> RemovableHandle:
-        """``hook(module, state_dict, prefix, local_metadata) -> None or new state_dict`` (private API)."""
-        if getattr(hook, "_from_public_api", False):
-            raise RuntimeError("Cannot register the same function as the state dict post hook that was previously "
-                               "registered via register_state_dict_post_hook")
-        return _add_hook(self._state_dict_hooks, hook)
-
-    def register_state_dict_post_hook(self, hook) -> RemovableHandle:
-        """``hook(module, state_dict, prefix, local_metadata) -> None``; may edit ``state_dict`` in place."""
-        hook._from_public_api = True
-        return _add_hook(self._state_dict_hooks, hook)
-
     def _save_to_state_dict(self, destination, prefix, keep_vars) -> None:
         """Write this module's own parameters and persistent buffers (not its children's)."""
         for name, param in self._parameters.items():
@@ -647,20 +480,6 @@ class Module:
             elif res is not None:
                 destination = res
         return destination
-
-    def _register_load_state_dict_pre_hook(self, hook, with_module=False) -> RemovableHandle:
-        """``hook([module,] state_dict, prefix, local_metadata, strict, missing, unexpected, errors)``."""
-        return _add_hook(self._load_state_dict_pre_hooks, partial(hook, self) if with_module else hook)
-
-    def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
-        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-        error_msgs)`` before this module loads its entries."""
-        return self._register_load_state_dict_pre_hook(hook, with_module=True)
-
-    def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
-        """``hook(module, incompatible_keys) -> None`` after this module and its children loaded;
-        editing ``incompatible_keys`` in place changes what ``strict=True`` reports."""
-        return _add_hook(self._load_state_dict_post_hooks, hook)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs) -> None:
@@ -943,7 +762,8 @@ class Module:
     def __setstate__(self, state):
         d = self.__dict__
         d.update(state)
-        for name in _HOOK_DICTS:  # modules pickled by older versions may lack newer hook tables
-            d.setdefault(name, OrderedDict())
-        d.setdefault("_non_persistent_buffers_set", set())
-        d.setdefault("_is_full_backward_hook", None)
+        fresh = object.__new__(Module)  # modules pickled by older versions may lack newer tables
+        Module.__init__(fresh)
+        for name, value in fresh.__dict__.items():
+            if name != "training":
+                d.setdefault(name, value)
