@@ -23,12 +23,17 @@ from ._tensor import Size, Tensor
 from . import _tensor_methods  # noqa: F401  (attaches every Tensor method and operator)
 from ._ops.creation import *  # noqa: F401,F403
 from ._ops.pointwise import *  # noqa: F401,F403
+from ._ops.unary import *  # noqa: F401,F403
+from ._ops.logic import *  # noqa: F401,F403
 from ._ops.reduction import *  # noqa: F401,F403
 from ._ops.linalg import *  # noqa: F401,F403
 from ._ops.shape import *  # noqa: F401,F403
+from ._ops.slicing import *  # noqa: F401,F403
 from ._ops.strided import *  # noqa: F401,F403
 from ._ops.rearrange import *  # noqa: F401,F403
 from ._ops.indexing import *  # noqa: F401,F403
+from ._ops.scatter import *  # noqa: F401,F403
+from ._ops.sorting import *  # noqa: F401,F403
 from ._ops.conv import *  # noqa: F401,F403
 from ._ops.nn_ops import *  # noqa: F401,F403
 from ._ops.norm_ops import *  # noqa: F401,F403
@@ -37,16 +42,16 @@ from ._ops.special import *  # noqa: F401,F403
 from ._ops.complex_ops import *  # noqa: F401,F403
 from ._ops.extra_layers import channel_shuffle, pdist  # noqa: E402,F401
 from ._ops.conv3d import conv3d, conv_transpose3d  # noqa: E402,F401
-from ._ops.math_extra import *  # noqa: E402,F401,F403
 from ._ops.reduction_extra import *  # noqa: E402,F401,F403
 from ._ops.linalg_extra import *  # noqa: E402,F401,F403
 from ._ops import _util as _ops_util  # noqa: E402
-from ._ops import (conv as _c, indexing as _i, linalg as _l, losses as _lo, nn_ops as _n, norm_ops as _no,  # noqa: E402
-                   pointwise as _p, reduction as _r, shape as _s, strided as _st)
+import sys as _sys  # noqa: E402
 
-for _m in (_p, _r, _l, _s, _st, _i, _c, _n, _no, _lo):
-    _ops_util.guard_tensor_input(globals(), _m.__all__)  # torch.exp(ndarray) -> TypeError, as in PyTorch
-del _m, _c, _i, _l, _lo, _n, _no, _p, _r, _s, _st
+_w = {}  # torch.exp(ndarray) -> TypeError, as in PyTorch, for every op module loaded; extra_layers' functions
+for _m in sorted(_n for _n in _sys.modules if _n.startswith(__name__ + "._ops.")):  # check their own input and
+    if _m != __name__ + "._ops.extra_layers":  # stay the same objects as nn.functional's (torch.pdist is F.pdist)
+        _ops_util.guard_tensor_input(globals(), getattr(_sys.modules[_m], "__all__", ()), _w)
+del _m, _sys, _w
 from . import autograd
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled

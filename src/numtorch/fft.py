@@ -16,8 +16,8 @@ import numpy as np
 
 from . import _dtype
 from ._ops.complex_ops import conj
-from ._ops.pointwise import _ATEN_NAMES as _TYPE  # PyTorch's scalar-type names
-from ._ops.pointwise import _out
+from ._ops._cast import _ATEN_NAMES as _TYPE  # PyTorch's scalar-type names
+from ._ops._out import _out
 from ._ops.rearrange import roll
 from ._ops.spectral import FftC2CBackward0, FftC2RBackward0, FftR2CBackward0
 from ._tensor import Tensor, _make, _wrap_dim

@@ -22,7 +22,7 @@ from ._tensor import Tensor, _make
 from .autograd.function import Op
 from ._ops import linalg as _mm
 from ._ops._util import dims_arg, unbroadcast, wrap_dim
-from ._ops.pointwise import cast
+from ._ops._cast import cast
 from ._ops.reduction import LinalgVectorNormBackward0, NuclearNormBackward0, _tname
 
 __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "inv", "inv_ex", "det", "slogdet", "solve",

@@ -149,7 +149,7 @@ def _out(result: Tensor, out) -> Tensor:
     """Write ``result`` into ``out`` (resized when its shape differs) and return ``out``; or ``result``."""
     if out is None:
         return result
-    from ._ops.pointwise import _out as write
+    from ._ops._out import _out as write
     return write(result, out)
 
 

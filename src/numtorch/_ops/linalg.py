@@ -214,7 +214,7 @@ def _batch_checks(a, b):
 def _out(result, out):
     if out is None:
         return result
-    from .pointwise import _out as pw_out
+    from ._out import _out as pw_out
     return pw_out(result, out)
 
 
@@ -420,7 +420,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None)
 
 def _inplace_of(fn, name):
     def method(self, *args, **kwargs):
-        from .pointwise import inplace
+        from ._inplace import inplace
         return inplace(self, fn, *args, **kwargs)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"In-place ``{fn.__name__}`` writing into ``self`` (``torch.Tensor.{name}``)."
@@ -458,7 +458,7 @@ def _promote(x, y):
     """Cast two tensors to their common dtype (differentiably), for ops that promote like ``mul``."""
     if x._data.dtype == y._data.dtype:
         return x, y
-    from .pointwise import cast
+    from ._cast import cast
     rt = _dtype.result_type(x, y)
     return cast(x, rt), cast(y, rt)
 

@@ -21,7 +21,7 @@ from .losses import REDUCTIONS, _fit
 
 __all__ = ["hinge_embedding_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss"]
 
-from .pointwise import _ATEN_NAMES as _TITLE  # PyTorch's scalar-type names
+from ._cast import _ATEN_NAMES as _TITLE  # PyTorch's scalar-type names
 
 
 def _title(arr) -> str:

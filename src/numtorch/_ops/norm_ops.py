@@ -20,7 +20,7 @@ def _in_float32(op, input, *tensors, **options):
     d = input._data.dtype
     if d.itemsize != 2 or d.kind not in "fV":  # float16 / bfloat16 only
         return op.apply(input, *tensors, **options)
-    from .pointwise import cast
+    from ._cast import cast
     up = [None if t is None else cast(t, np.float32) for t in (input, *tensors)]
     return cast(op.apply(*up, **options), input._data.dtype)
 
@@ -512,7 +512,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     _check_broadcast(x1._data.shape, x2._data.shape)
     if x1._data.dtype.kind not in "fc" and x2._data.dtype.kind not in "fc":
         from .._dtype import get_default_dtype
-        from .pointwise import cast
+        from ._cast import cast
         x1, x2 = cast(x1, get_default_dtype().np), cast(x2, get_default_dtype().np)
     if x1._data.ndim == 0 and x2._data.ndim == 0:  # the norm of one number, over its only (implicit) dim
         return PairwiseDistanceBackward.apply(x1.reshape(1), x2.reshape(1), p=float(p), eps=eps, keepdim=False)

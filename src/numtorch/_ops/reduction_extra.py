@@ -21,7 +21,7 @@ from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from . import reduction as R
 from ._util import unbroadcast, wrap_dim
-from .pointwise import cast
+from ._cast import cast
 
 __all__ = """cdist diff quantile nanquantile cummax cummin logcumsumexp cross nanmedian mode renorm
 trapezoid trapz cumulative_trapezoid block_diag cartesian_prod combinations vander histc""".split()

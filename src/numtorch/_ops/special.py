@@ -18,8 +18,10 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ._util import prep2, unbroadcast
-from .pointwise import _ATEN_NAMES as _ATEN  # PyTorch's scalar-type names
-from .pointwise import _bshape, _out, cast
+from ._cast import _ATEN_NAMES as _ATEN  # PyTorch's scalar-type names
+from ._cast import cast
+from ._out import _out
+from ._util import _bshape
 
 
 # top-level ``torch.*`` names; the ``torch.special``-only kernels below are re-exported by ``numtorch.special``
@@ -465,7 +467,8 @@ def xlogy(input, other, *, out=None) -> Tensor:
 def logit(input: Tensor, eps=None, *, out=None) -> Tensor:
     """``torch.logit``: ``log(p / (1 - p))``; with ``eps``, ``p`` is first clamped to ``[eps, 1 - eps]`` (the
     gradient is zero outside that range, as in PyTorch)."""
-    from .pointwise import clamp, div, log, sub
+    from .pointwise import div, sub
+    from .unary import clamp, log
     x = _floating(input)
     if eps is not None:
         x = clamp(x, eps, 1 - eps)
@@ -513,7 +516,7 @@ def mvlgamma(input: Tensor, p: int, *, out=None) -> Tensor:
 
 def mvlgamma_(self: Tensor, p: int) -> Tensor:
     """``Tensor.mvlgamma_(p)``: in-place ``mvlgamma``; RuntimeError for an integral tensor (PyTorch's wording)."""
-    from .pointwise import inplace
+    from ._inplace import inplace
     _need_int(p, "mvlgamma_", "p", 1)
     d = self._data.dtype
     if d == np.bool_:
