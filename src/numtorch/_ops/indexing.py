@@ -23,6 +23,7 @@ from ._inplace import inplace, inplace_fn
 from ._out import _out
 from ._util import bump, to_tensor, unbroadcast
 from .scatter import _add_rows_along, _bcast, _index_add_rows, _wrap_neg
+from .slicing import SelectBackward0
 
 __all__ = """index_select index_add index_fill index_copy index_put masked_fill masked_select
 masked_scatter""".split()
@@ -244,38 +245,23 @@ def _parse(shape, idx) -> _Key:
 # __getitem__, __setitem__, __iter__, __contains__
 # ------------------------------------------------------------------------------------------------
 class _BasicIndex(Op):
-    """Basic indexing: the output is a view of the input."""
+    """Basic indexing (ints, slices, None, Ellipsis) in one step: the output is a view of the input.
+    PyTorch records a node per index component; this one node reports the name of the last one
+    (``SliceBackward0``, ``UnsqueezeBackward0``, ``SelectBackward0``, ``AliasBackward0``)."""
 
     _view = True
 
-    def forward(self, a, key):
-        self.key, self.shape = key, a.shape
+    def name(self):
+        return self._name
+
+    def forward(self, a, key, name):
+        self.key, self.shape, self._name = key, a.shape, name
         return a[key]
 
     def backward(self, g):
         gx = np.zeros(self.shape, g.dtype)
         gx[self.key] = g
         return gx
-
-
-class SelectBackward0(_BasicIndex):
-    pass
-
-
-class SliceBackward0(_BasicIndex):
-    pass
-
-
-class UnsqueezeBackward0(_BasicIndex):
-    pass
-
-
-class AliasBackward0(_BasicIndex):
-    pass
-
-
-_BASIC_OPS = {"Select": SelectBackward0, "Slice": SliceBackward0, "Unsqueeze": UnsqueezeBackward0,
-              "Alias": AliasBackward0}
 
 
 class IndexBackward0(Op):
@@ -298,11 +284,11 @@ def getitem(self: Tensor, idx) -> Tensor:
     mismatches; ValueError for a non-positive slice step.
     """
     if type(idx) is int and self._data.ndim and -self._data.shape[0] <= idx < self._data.shape[0]:
-        return SelectBackward0.apply(self, key=(idx, Ellipsis))  # fast path for x[i]
+        return SelectBackward0.apply(self, dim=0, index=idx)  # fast path for x[i]: select(x, 0, i)
     key = _parse(self._data.shape, idx)
     if key.dims:
         return IndexBackward0.apply(self, key=key)
-    return _BASIC_OPS[key.name].apply(self, key=key.basic)
+    return _BasicIndex.apply(self, key=key.basic, name=key.name + "Backward0")
 
 
 class IndexPutBackward0(Op):
@@ -507,15 +493,21 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return IndexCopyBackward0.apply(input, source, dim=dim, idx=idx)
 
 
-def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
-    """``out[..., index, ...] = value`` on a copy (``torch.index_fill``); value a number or 0-d tensor."""
-    dim, idx = _vec_index(input, dim, index, "index_fill")
+def _fill_value(value, input, fname):
+    """A fill value: a number, or a 0-d tensor cast to ``input``'s dtype; RuntimeError for other tensors."""
     if isinstance(value, Tensor):
         if value._data.ndim:
-            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            raise RuntimeError(f"{fname} only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
         if value._data.dtype != input._data.dtype:
             value = cast(value, input.dtype)
+    return value
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    """``out[..., index, ...] = value`` on a copy (``torch.index_fill``); value a number or 0-d tensor."""
+    dim, idx = _vec_index(input, dim, index, "index_fill")
+    value = _fill_value(value, input, "index_fill_")
     return IndexCopyBackward0.apply(input, value, dim=dim, idx=idx, fill=True)
 
 
@@ -557,12 +549,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     value tensor with dimensions. The input's gradient is zero at masked positions.
     """
     m = _mask_arr(mask, "masked_fill_")
-    if isinstance(value, Tensor):
-        if value._data.ndim:
-            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                               f"{value._data.ndim} dimension(s).")
-        if value._data.dtype != input._data.dtype:
-            value = cast(value, input.dtype)
+    value = _fill_value(value, input, "masked_fill_")
     return MaskedFillBackward0.apply(input, value, mask=m)
 
 

@@ -195,7 +195,7 @@ class ErfinvBackward0(Op):
     _saves = ("out",)
 
     def forward(self, a):
-        from scipy.special import erfinv as _erfinv
+        from scipy.special import erfinv as _erfinv  # lazy: keeps `import numtorch` light
         self.saved = _erfinv(a).astype(a.dtype, copy=False)
         return self.saved
 
