@@ -11,7 +11,8 @@ Each family block is ``_bind(module, "name name=function ...")``: ``name`` binds
 from __future__ import annotations
 
 from ._ops import creation, indexing, linalg, pointwise as P, rearrange, reduction, shape
-from ._ops import _convert, _inplace as _ip, logic as _logic, scatter as _scatter, slicing, sorting, unary as _U
+from ._ops import _convert, _inplace as _ip, logic as _logic, scatter as _scatter, slicing, sorting, strided
+from ._ops import unary as _U
 from ._ops import complex_ops as _complex
 from ._tensor import Tensor
 from .autograd import tensor_api
@@ -79,12 +80,13 @@ Tensor.__matmul__ = lambda self, other: linalg.matmul(self, other) if isinstance
 Tensor.__rmatmul__ = lambda self, other: linalg.matmul(other, self) if isinstance(other, Tensor) else NotImplemented
 Tensor.__imatmul__ = Tensor.__matmul__  # PyTorch has no in-place matmul: `a @= b` rebinds a to a new tensor
 
-# ---- shape and views, slicing, rearrangements, complex views -------------------------------------
+# ---- shape and views, strided views, slicing, rearrangements, complex views -----------------------
 _bind(shape, """view=view_method view_as reshape=reshape_method reshape_as flatten unflatten ravel
          permute=permute_method transpose swapaxes swapdims t movedim moveaxis squeeze unsqueeze
          expand=expand_method expand_as broadcast_to clone contiguous""")
 Tensor.T, Tensor.mT = property(shape.T_prop), property(shape.mT_prop)
 Tensor.H, Tensor.mH = property(shape.H_prop), property(shape.mH_prop)
+_bind(strided, "unfold as_strided squeeze_ unsqueeze_ t_ transpose_ swapdims_=transpose_ swapaxes_=transpose_ resize_")
 _bind(slicing, "split chunk tensor_split unbind narrow select")
 _bind(rearrange, """repeat=repeat_method tile=tile_method repeat_interleave flip=flip_method fliplr flipud roll rot90
          tril triu diagonal diag diag_embed""")
@@ -99,8 +101,8 @@ Tensor.__iter__, Tensor.__contains__ = indexing.iter_, indexing.contains
 _bind(_scatter, "gather scatter scatter_add scatter_reduce take take_along_dim scatter_ scatter_add_ scatter_reduce_")
 _bind(sorting, "nonzero argwhere topk sort argsort msort kthvalue unique unique_consecutive bincount")
 
-# ---- creation from an existing tensor -----------------------------------------------------------
-_bind(creation, "")
+# ---- creation from an existing tensor (new_*) ---------------------------------------------------
+_bind(creation, "new_zeros new_ones new_full new_empty new_tensor")
 
 # ---- nn kernels that PyTorch also exposes as Tensor methods -------------------------------------
 from ._ops import nn_ops  # noqa: E402
@@ -181,12 +183,9 @@ from . import random as _random  # noqa: E402
 _bind(_random, "uniform_ normal_ bernoulli_ random_ exponential_ geometric_ log_normal_ cauchy_ "
                "multinomial=multinomial_method bernoulli=bernoulli_method")
 
-# ---- new_* creation, strided views, in-place shape changes, legacy types, pinning ---------------
+# ---- legacy types, pinning ----------------------------------------------------------------------
 from . import _tensor_types, _utils_api  # noqa: E402
-from ._ops import strided  # noqa: E402
 
-_bind(creation, "new_zeros new_ones new_full new_empty new_tensor")
-_bind(strided, "unfold as_strided squeeze_ unsqueeze_ t_ transpose_ swapdims_=transpose_ swapaxes_=transpose_ resize_")
 _bind(_tensor_types, "type=type_method")
 _bind(_utils_api, "pin_memory is_pinned")
 

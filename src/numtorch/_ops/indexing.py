@@ -192,7 +192,7 @@ def _parse(shape, idx) -> _Key:
     key = _Key()
     basic, dims, arrs, odims = [], [], [], []
     d = vd = 0
-    plain, name = True, "Alias"
+    plain, name = True, "AliasBackward0"
     for k, v in items:
         if k == _ELL:
             n, used = ndim - used, ndim  # a second Ellipsis expands to nothing
@@ -204,12 +204,12 @@ def _parse(shape, idx) -> _Key:
                 raise IndexError(f"index {v} is out of bounds for dimension {d} with size {n}")
             basic.append(v)
             d += 1
-            plain, name = False, "Select"
+            plain, name = False, "SelectBackward0"
         elif k == _SLICE:
             basic.append(v)
             d, vd = d + 1, vd + 1
             plain = plain and v == slice(None)
-            name = "Slice"
+            name = "SliceBackward0"
         elif k == _NONE or k == _BOOL:
             basic.append(None)
             if k == _BOOL:  # x[True] adds a dim of size 1, x[False] one of size 0
@@ -217,7 +217,7 @@ def _parse(shape, idx) -> _Key:
                 arrs.append(np.zeros(int(v), np.int64))
                 odims.append(d)
             vd += 1
-            plain, name = False, "Unsqueeze"
+            plain, name = False, "UnsqueezeBackward0"
         elif k == _ARR:
             basic.append(slice(None))
             dims.append(vd)
@@ -237,7 +237,7 @@ def _parse(shape, idx) -> _Key:
                 d, vd = d + 1, vd + 1
     basic.append(Ellipsis)
     key.basic, key.plain, key.dims, key.arrs, key.odims = tuple(basic), plain, dims, arrs, odims
-    key.name = "Index" if dims else name
+    key.name = "IndexBackward0" if dims else name
     return key
 
 
@@ -288,7 +288,7 @@ def getitem(self: Tensor, idx) -> Tensor:
     key = _parse(self._data.shape, idx)
     if key.dims:
         return IndexBackward0.apply(self, key=key)
-    return _BasicIndex.apply(self, key=key.basic, name=key.name + "Backward0")
+    return _BasicIndex.apply(self, key=key.basic, name=key.name)
 
 
 class IndexPutBackward0(Op):

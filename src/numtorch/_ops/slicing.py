@@ -154,7 +154,8 @@ class SelectBackward0(Op):
 
     def forward(self, a, dim, index):
         self.shape = a.shape
-        self.idx = (slice(None),) * dim + (index, Ellipsis)  # Ellipsis keeps 0-d results as views
+        # Ellipsis keeps 0-d results as views
+        self.idx = (index, Ellipsis) if dim == 0 else (slice(None),) * dim + (index, Ellipsis)
         return a[self.idx]
 
     def backward(self, g):
