@@ -1,4 +1,5 @@
-"""Helpers shared by the op families: operand preparation, type promotion, broadcast reduction."""
+"""Helpers shared by the op families: operand preparation and type promotion (``prep2``), broadcast
+shapes and reduction, argument checks, the ``torch.*`` input guard and a few fast float kernels."""
 from __future__ import annotations
 
 import functools
