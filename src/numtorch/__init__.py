@@ -23,12 +23,17 @@ from ._tensor import Size, Tensor
 from . import _tensor_methods  # noqa: F401  (attaches every Tensor method and operator)
 from ._ops.creation import *  # noqa: F401,F403
 from ._ops.pointwise import *  # noqa: F401,F403
+from ._ops.unary import *  # noqa: F401,F403
+from ._ops.logic import *  # noqa: F401,F403
 from ._ops.reduction import *  # noqa: F401,F403
 from ._ops.matmul import *  # noqa: F401,F403
 from ._ops.shape import *  # noqa: F401,F403
+from ._ops.slicing import *  # noqa: F401,F403
 from ._ops.strided import *  # noqa: F401,F403
 from ._ops.rearrange import *  # noqa: F401,F403
 from ._ops.indexing import *  # noqa: F401,F403
+from ._ops.scatter import *  # noqa: F401,F403
+from ._ops.sorting import *  # noqa: F401,F403
 from ._ops.conv import *  # noqa: F401,F403
 from ._ops.nn_ops import *  # noqa: F401,F403
 from ._ops.embedding import *  # noqa: F401,F403
@@ -38,23 +43,23 @@ from ._ops.special import *  # noqa: F401,F403
 from ._ops.complex_ops import *  # noqa: F401,F403
 from ._ops.resample import channel_shuffle  # noqa: E402,F401
 from ._ops.distance import *  # noqa: E402,F401,F403
-from ._ops.math_extra import *  # noqa: E402,F401,F403
 from ._ops.cumulative import *  # noqa: E402,F401,F403
 from ._ops.statistics import *  # noqa: E402,F401,F403
-from ._ops.distance import *  # noqa: E402,F401,F403
 from ._ops.calculus import *  # noqa: E402,F401,F403
 from ._ops.vectors import *  # noqa: E402,F401,F403
 from ._ops.combinatorics import *  # noqa: E402,F401,F403
 from ._ops.structured_matrices import *  # noqa: E402,F401,F403
 from ._ops.linalg_legacy import *  # noqa: E402,F401,F403
 from ._ops import _util as _ops_util  # noqa: E402
-from ._ops import (conv as _c, indexing as _i, matmul as _l, losses as _lo, nn_ops as _n, norm_ops as _no,  # noqa: E402
-                   pointwise as _p, reduction as _r, shape as _s, strided as _st)
-from ._ops import cumulative as _cu  # noqa: E402
+import sys as _sys  # noqa: E402
 
-for _m in (_p, _r, _cu, _l, _s, _st, _i, _c, _n, _no, _lo):
-    _ops_util.guard_tensor_input(globals(), _m.__all__)  # torch.exp(ndarray) -> TypeError, as in PyTorch
-del _m, _c, _cu, _i, _l, _lo, _n, _no, _p, _r, _s, _st
+# torch.exp(ndarray) -> TypeError, as in PyTorch, for every op module loaded. pdist and channel_shuffle
+# check their own input and stay the very objects nn.functional exports (torch.pdist is F.pdist).
+_w = {}
+for _m in sorted(_n for _n in _sys.modules if _n.startswith(__name__ + "._ops.")):
+    _names = [n for n in getattr(_sys.modules[_m], "__all__", ()) if n not in ("pdist", "channel_shuffle")]
+    _ops_util.guard_tensor_input(globals(), _names, _w)
+del _m, _sys, _w, _names
 from . import autograd
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled

@@ -94,5 +94,5 @@ _BY_CLASS = {globals()[n]: globals()[n].dtype for n in __all__}
 def type_method(self: Tensor, dtype=None, non_blocking=False, **kwargs):
     """``Tensor.type``: with no argument the type name (``'torch.FloatTensor'``); with a dtype, a
     type string or a legacy type class (``t.type(torch.LongTensor)``), a cast to that type."""
-    from ._ops.pointwise import type_
+    from ._ops._convert import type_
     return type_(self, _BY_CLASS.get(dtype, dtype), non_blocking, **kwargs)

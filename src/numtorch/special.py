@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ._ops import nn_ops as _nn
 from ._ops import special as _sp
-from ._ops.pointwise import exp2, expm1, log1p, round, sigmoid as expit  # noqa: A004
+from ._ops.unary import exp2, expm1, log1p, round, sigmoid as expit  # noqa: A004
 from ._ops.reduction import logsumexp
 from ._ops.special import (airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, digamma, entr, erfc, erfcx, i0e, i1,
                            i1e, lgamma as gammaln, log_ndtr, logit, modified_bessel_i0, modified_bessel_i1,

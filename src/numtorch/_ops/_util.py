@@ -1,12 +1,17 @@
-"""Helpers shared by the op families: operand preparation, type promotion, broadcast reduction."""
+"""Helpers shared by the op families: operand preparation and type promotion (``prep2``), broadcast
+shapes and reduction, argument checks, the ``torch.*`` input guard and a few fast float kernels."""
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make, _wrap_dim
+from ..autograd.grad_mode import _State
+from ._cast import cast
 
 __all__ = ["unbroadcast", "prep2", "to_tensor", "wrap_dim", "dims_arg", "check_inplace", "_make"]
 
@@ -77,7 +82,6 @@ def prep2(a, b):
         if a._data.dtype == b._data.dtype:
             return a, b
         rt = _dtype.result_type(a, b)
-        from .pointwise import cast
         if a._data.dtype != rt.np:
             a = cast(a, rt)
         if b._data.dtype != rt.np:
@@ -99,7 +103,6 @@ def prep2(a, b):
     k = t._data.dtype.kind
     sd = _dtype.scalar_dtype(s)
     if sd._cat > (0 if k == "b" else 1 if k in "iu" else 3 if k == "c" else 2):
-        from .pointwise import cast
         rt = _dtype.result_type(t, s)
         t = cast(t, rt)
     if isinstance(s, (np.number, np.bool_)):
@@ -107,6 +110,43 @@ def prep2(a, b):
     if k == "V" and isinstance(s, float):
         s = t._data.dtype.type(s)  # NumPy would widen bfloat16 * float to float32
     return (t, s) if ta else (s, t)
+
+
+def _shape(x):
+    return x.shape if isinstance(x, np.ndarray) else ()
+
+
+def _bshape(a, b):
+    """The broadcast shape of two operands (arrays or scalars); PyTorch's RuntimeError if they don't broadcast."""
+    try:
+        return np.broadcast_shapes(_shape(a), _shape(b))
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({_mismatch(a, b)[0]}) must match the size of tensor b "
+                           f"({_mismatch(a, b)[1]}) at non-singleton dimension {_mismatch(a, b)[2]}") from None
+
+
+def _mismatch(a, b):
+    sa, sb = _shape(a), _shape(b)
+    n = max(len(sa), len(sb))
+    sa, sb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
+    for i in range(n - 1, -1, -1):
+        if sa[i] != sb[i] and 1 not in (sa[i], sb[i]):
+            return sa[i], sb[i], i
+    return sa, sb, 0
+
+
+def _nondiff(fn, a, b=None):
+    """Run a non-differentiable NumPy function on Tensor/scalar operands; result never requires grad."""
+    if b is None:
+        return _make(np.asarray(fn(a._data)))
+    a, b = prep2(a, b)
+    x = a._data if isinstance(a, Tensor) else a
+    y = b._data if isinstance(b, Tensor) else b
+    try:
+        return _make(np.asarray(fn(x, y)))
+    except ValueError:
+        _bshape(x, y)
+        raise
 
 
 def dims_arg(dim, ndim):
@@ -125,7 +165,6 @@ def dims_arg(dim, ndim):
 
 def check_inplace(t: Tensor):
     """PyTorch's refusal of in-place ops on a leaf that requires grad (outside no_grad)."""
-    from ..autograd.grad_mode import _State
     if t._rg and t.grad_fn is None and _State.enabled:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
@@ -177,27 +216,64 @@ def sum_lastdim(a: np.ndarray) -> np.ndarray:
     return np.add.reduce(a, axis=-1, keepdims=True)
 
 
-def guard_tensor_input(namespace: dict, names) -> None:
+def _type_name(x) -> str:
+    """A type's name as PyTorch's argument errors print it: ``list``, ``numpy.ndarray``."""
+    t = type(x)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def guard_tensor_input(namespace: dict, names, _wrapped=None) -> None:
     """Wrap the functions ``names`` of ``namespace`` whose first parameter is ``input`` so that a
     non-Tensor there (a list, an ndarray) raises PyTorch's TypeError instead of failing deep inside.
 
     Used for the ``torch.*`` namespace; Tensor methods are bound unwrapped (``self`` is a Tensor).
+    A function is wrapped once (``_wrapped``: function -> wrapper and wrapper -> itself, shared across calls), so aliases
+    stay one object (``torch.arctanh is torch.atanh``).
     """
-    import functools
-
     def wrap(fn, name):
         @functools.wraps(fn)
         def checked(input, *args, **kwargs):
             if not isinstance(input, Tensor) and not _is_scalar(input):  # numbers: PyTorch wraps some (add)
-                raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+                raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {_type_name(input)}")
             return fn(input, *args, **kwargs)
         return checked
 
-    import inspect
+    _wrapped = {} if _wrapped is None else _wrapped
     for name in names:
         fn = namespace.get(name)
         if not inspect.isfunction(fn):
             continue
+        if fn in _wrapped:  # an alias of a wrapped function, or a wrapper itself
+            namespace[name] = _wrapped[fn]
+            continue
         params = list(inspect.signature(fn).parameters)
         if params and params[0] == "input":
-            namespace[name] = wrap(fn, name)
+            w = namespace[name] = _wrapped[fn] = wrap(fn, name)
+            _wrapped[w] = w
+
+
+def _need_tensor(x, fname: str, arg: str = "input", pos: int = 1) -> None:
+    """PyTorch's argument-parser TypeError for a non-Tensor where a Tensor is required."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fname}(): argument '{arg}' (position {pos}) must be Tensor, not {_type_name(x)}")
+
+
+def _floating(t: Tensor) -> Tensor:
+    """``t`` itself if floating/complex, else cast to the default float dtype (PyTorch's int -> float rule)."""
+    return t if t._data.dtype.kind in "fcV" else cast(t, _dtype.get_default_dtype())
+
+
+def _f32(fn, a: np.ndarray) -> np.ndarray:
+    """``fn(a)``; bfloat16 (NumPy kind "V") is computed in float32 and cast back."""
+    if a.dtype.kind == "V":
+        return fn(a.astype(np.float32)).astype(a.dtype)
+    return fn(a)
+
+
+def _cj(x):
+    return np.conj(x) if np.iscomplexobj(x) else x
+
+
+def _const(c: float, like: np.ndarray):
+    """Python float ``c`` as a scalar of ``like``'s dtype, so float32 stays float32."""
+    return like.dtype.type(c) if like.dtype.kind in "fc" else c

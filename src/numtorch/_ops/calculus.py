@@ -11,7 +11,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._util import wrap_dim
 from .creation import zeros
-from .pointwise import logical_xor
+from .logic import logical_xor
 from .rearrange import cat
 
 __all__ = ["diff", "trapezoid", "trapz"]

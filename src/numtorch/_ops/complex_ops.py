@@ -15,14 +15,13 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op
-from .shape import select
+from ._cast import _aten
+from .slicing import select
 
 __all__ = ["view_as_real", "view_as_complex", "real", "imag", "conj", "conj_physical", "resolve_conj", "is_conj"]
 
 _REAL = {np.dtype(np.complex64): np.float32, np.dtype(np.complex128): np.float64}
 _CPLX = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
-_TYPE = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-         "bfloat16": "BFloat16", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 def _pairs_to_complex(g):
@@ -86,7 +85,7 @@ def view_as_complex(input: Tensor) -> Tensor:
     a = input._data
     if a.dtype not in _CPLX:
         raise RuntimeError(f"view_as_complex is only supported for half, float and double tensors, but got a "
-                           f"tensor of scalar type: {_TYPE.get(a.dtype.name, a.dtype.name)}")
+                           f"tensor of scalar type: {_aten(a.dtype)}")
     if a.ndim == 0:
         raise RuntimeError("Input tensor must have one or more dimensions")
     if a.shape[-1] != 2:

@@ -9,6 +9,7 @@ import array
 import collections
 import collections.abc
 import numbers
+import warnings
 
 import numpy as np
 
@@ -338,7 +339,6 @@ def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad=Fal
     """A copy of ``data`` as a leaf tensor in ``self``'s dtype unless ``dtype`` is given (not the
     dtype inferred from ``data``, unlike ``torch.tensor``) (``Tensor.new_tensor``)."""
     if isinstance(data, Tensor):
-        import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than "
                       "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)

@@ -13,7 +13,8 @@ import numpy as np
 from .. import _dtype
 from ..autograd.function import Op
 from .calculus import _trap_terms
-from .pointwise import _out, cast, inplace
+from .pointwise import _out, cast
+from ._inplace import inplace
 from .reduction import _dim1, _np_aliases, _return_type, return_types
 
 __all__ = """cumsum cumprod cummax cummin logcumsumexp cumulative_trapezoid""".split()

@@ -6,8 +6,7 @@ holds integer or boolean tensors, the *advanced* part gathers a copy (NumPy's ru
 PyTorch's once the ints are consumed by the first stage). Gradients of gathers are scattered back
 with ``scatter._index_add_rows``.
 
-The family's other ops live next door and are re-exported here, so ``numtorch.X`` and the binding
-table see one module: gather/scatter/take in ``scatter.py``, sort/topk/unique/... in ``sorting.py``.
+Related families: gather/scatter/take in ``scatter.py``, sort/topk/unique/nonzero in ``sorting.py``.
 """
 from __future__ import annotations
 
@@ -19,16 +18,15 @@ import numpy as np
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.function import Op
 from ..autograd.grad_mode import _State
-from . import pointwise as P
+from ._cast import cast
+from ._inplace import inplace, inplace_fn
+from ._out import _out
 from ._util import bump, to_tensor, unbroadcast
-from .scatter import (_add_rows_along, _bcast, _index_add_rows, _wrap_neg, gather, scatter, scatter_add,  # noqa: F401
-                      scatter_reduce, take, take_along_dim)
-from .sorting import (argsort, argwhere, bincount, bucketize, kthvalue, msort, nonzero, one_hot,  # noqa: F401
-                      searchsorted, sort, topk, unique, unique_consecutive)
+from .scatter import _add_rows_along, _bcast, _index_add_rows, _wrap_neg
+from .slicing import SelectBackward0
 
-__all__ = """gather scatter scatter_add scatter_reduce index_select index_add index_fill index_copy index_put
-masked_fill masked_select masked_scatter take take_along_dim nonzero argwhere topk sort argsort msort kthvalue
-unique unique_consecutive bincount searchsorted bucketize""".split()
+__all__ = """index_select index_add index_fill index_copy index_put masked_fill masked_select
+masked_scatter""".split()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -194,7 +192,7 @@ def _parse(shape, idx) -> _Key:
     key = _Key()
     basic, dims, arrs, odims = [], [], [], []
     d = vd = 0
-    plain, name = True, "Alias"
+    plain, name = True, "AliasBackward0"
     for k, v in items:
         if k == _ELL:
             n, used = ndim - used, ndim  # a second Ellipsis expands to nothing
@@ -206,12 +204,12 @@ def _parse(shape, idx) -> _Key:
                 raise IndexError(f"index {v} is out of bounds for dimension {d} with size {n}")
             basic.append(v)
             d += 1
-            plain, name = False, "Select"
+            plain, name = False, "SelectBackward0"
         elif k == _SLICE:
             basic.append(v)
             d, vd = d + 1, vd + 1
             plain = plain and v == slice(None)
-            name = "Slice"
+            name = "SliceBackward0"
         elif k == _NONE or k == _BOOL:
             basic.append(None)
             if k == _BOOL:  # x[True] adds a dim of size 1, x[False] one of size 0
@@ -219,7 +217,7 @@ def _parse(shape, idx) -> _Key:
                 arrs.append(np.zeros(int(v), np.int64))
                 odims.append(d)
             vd += 1
-            plain, name = False, "Unsqueeze"
+            plain, name = False, "UnsqueezeBackward0"
         elif k == _ARR:
             basic.append(slice(None))
             dims.append(vd)
@@ -239,7 +237,7 @@ def _parse(shape, idx) -> _Key:
                 d, vd = d + 1, vd + 1
     basic.append(Ellipsis)
     key.basic, key.plain, key.dims, key.arrs, key.odims = tuple(basic), plain, dims, arrs, odims
-    key.name = "Index" if dims else name
+    key.name = "IndexBackward0" if dims else name
     return key
 
 
@@ -247,38 +245,23 @@ def _parse(shape, idx) -> _Key:
 # __getitem__, __setitem__, __iter__, __contains__
 # ------------------------------------------------------------------------------------------------
 class _BasicIndex(Op):
-    """Basic indexing: the output is a view of the input."""
+    """Basic indexing (ints, slices, None, Ellipsis) in one step: the output is a view of the input.
+    PyTorch records a node per index component; this one node reports the name of the last one
+    (``SliceBackward0``, ``UnsqueezeBackward0``, ``SelectBackward0``, ``AliasBackward0``)."""
 
     _view = True
 
-    def forward(self, a, key):
-        self.key, self.shape = key, a.shape
+    def name(self):
+        return self._name
+
+    def forward(self, a, key, name):
+        self.key, self.shape, self._name = key, a.shape, name
         return a[key]
 
     def backward(self, g):
         gx = np.zeros(self.shape, g.dtype)
         gx[self.key] = g
         return gx
-
-
-class SelectBackward0(_BasicIndex):
-    pass
-
-
-class SliceBackward0(_BasicIndex):
-    pass
-
-
-class UnsqueezeBackward0(_BasicIndex):
-    pass
-
-
-class AliasBackward0(_BasicIndex):
-    pass
-
-
-_BASIC_OPS = {"Select": SelectBackward0, "Slice": SliceBackward0, "Unsqueeze": UnsqueezeBackward0,
-              "Alias": AliasBackward0}
 
 
 class IndexBackward0(Op):
@@ -301,11 +284,11 @@ def getitem(self: Tensor, idx) -> Tensor:
     mismatches; ValueError for a non-positive slice step.
     """
     if type(idx) is int and self._data.ndim and -self._data.shape[0] <= idx < self._data.shape[0]:
-        return SelectBackward0.apply(self, key=(idx, Ellipsis))  # fast path for x[i]
+        return SelectBackward0.apply(self, dim=0, index=idx)  # fast path for x[i]: select(x, 0, i)
     key = _parse(self._data.shape, idx)
     if key.dims:
         return IndexBackward0.apply(self, key=key)
-    return _BASIC_OPS[key.name].apply(self, key=key.basic)
+    return _BasicIndex.apply(self, key=key.basic, name=key.name)
 
 
 class IndexPutBackward0(Op):
@@ -354,8 +337,8 @@ def _put(self, key, value, acc=False):
         bump(self)
         return self
     if vt and value._data.dtype != self._data.dtype:
-        value = P.cast(value, self.dtype)
-    return P.inplace(self, lambda s, v: IndexPutBackward0.apply(s, v, key=key, acc=acc), value)
+        value = cast(value, self.dtype)
+    return inplace(self, lambda s, v: IndexPutBackward0.apply(s, v, key=key, acc=acc), value)
 
 
 def setitem(self: Tensor, idx, value) -> None:
@@ -393,7 +376,7 @@ def index_put(input: Tensor, indices, values, accumulate=False) -> Tensor:
     key = _parse(input._data.shape, tuple(slice(None) if i is None else i for i in indices))
     values = to_tensor(values) if not isinstance(values, _SCALARS) else values
     if isinstance(values, Tensor) and values._data.dtype != input._data.dtype:
-        values = P.cast(values, input.dtype)
+        values = cast(values, input.dtype)
     return IndexPutBackward0.apply(input, values, key=key, acc=bool(accumulate))
 
 
@@ -438,7 +421,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     IndexError for a non-vector or out-of-range index; RuntimeError for a non-integer index.
     """
     dim, idx = _vec_index(input, dim, index, "index_select")
-    return P._out(IndexSelectBackward0.apply(input, dim=dim, idx=idx), out)
+    return _out(IndexSelectBackward0.apply(input, dim=dim, idx=idx), out)
 
 
 def _check_source(input, dim, idx, source, what):
@@ -449,7 +432,7 @@ def _check_source(input, dim, idx, source, what):
     if (s.shape[dim] if s.ndim else 1) != len(idx):
         raise RuntimeError(f"{what}(): Number of indices ({len(idx)}) should be equal to source.size(dim): "
                            f"({s.shape[dim] if s.ndim else 1}), for dim: {dim}")
-    return P.cast(source, input.dtype) if s.dtype != a.dtype else source
+    return cast(source, input.dtype) if s.dtype != a.dtype else source
 
 
 class IndexAddBackward0(Op):
@@ -510,15 +493,21 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return IndexCopyBackward0.apply(input, source, dim=dim, idx=idx)
 
 
+def _fill_value(value, input, fname):
+    """A fill value: a number, or a 0-d tensor cast to ``input``'s dtype; RuntimeError for other tensors."""
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"{fname} only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value._data.ndim} dimension(s).")
+        if value._data.dtype != input._data.dtype:
+            value = cast(value, input.dtype)
+    return value
+
+
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """``out[..., index, ...] = value`` on a copy (``torch.index_fill``); value a number or 0-d tensor."""
     dim, idx = _vec_index(input, dim, index, "index_fill")
-    if isinstance(value, Tensor):
-        if value._data.ndim:
-            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                               f"{value._data.ndim} dimension(s).")
-        if value._data.dtype != input._data.dtype:
-            value = P.cast(value, input.dtype)
+    value = _fill_value(value, input, "index_fill_")
     return IndexCopyBackward0.apply(input, value, dim=dim, idx=idx, fill=True)
 
 
@@ -560,12 +549,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     value tensor with dimensions. The input's gradient is zero at masked positions.
     """
     m = _mask_arr(mask, "masked_fill_")
-    if isinstance(value, Tensor):
-        if value._data.ndim:
-            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                               f"{value._data.ndim} dimension(s).")
-        if value._data.dtype != input._data.dtype:
-            value = P.cast(value, input.dtype)
+    value = _fill_value(value, input, "masked_fill_")
     return MaskedFillBackward0.apply(input, value, mask=m)
 
 
@@ -584,7 +568,7 @@ class MaskedSelectBackward0(Op):
 
 def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     """1-D tensor of the ``input`` entries where the bool ``mask`` (broadcast together) is True."""
-    return P._out(MaskedSelectBackward0.apply(input, mask=_mask_arr(mask, "masked_select")), out)
+    return _out(MaskedSelectBackward0.apply(input, mask=_mask_arr(mask, "masked_select")), out)
 
 
 class MaskedScatterBackward0(Op):
@@ -609,26 +593,15 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """Copy ``source``'s leading elements, in order, into the True places of ``mask``."""
     m = _mask_arr(mask, "masked_scatter_")
     if source._data.dtype != input._data.dtype:
-        source = P.cast(source, input.dtype)
+        source = cast(source, input.dtype)
     return MaskedScatterBackward0.apply(input, source, mask=m)
 
 
 # ------------------------------------------------------------------------------------------------
-# in-place forms (recorded through pointwise.inplace)
+# in-place forms (recorded through _inplace.inplace)
 # ------------------------------------------------------------------------------------------------
-def _inplace_of(fn, name):
-    def method(self, *args, **kwargs):
-        return P.inplace(self, fn, *args, **kwargs)
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"In-place ``{fn.__name__}``: writes into ``self`` and returns it (``torch.Tensor.{name}``)."
-    return method
-
-
-masked_fill_ = _inplace_of(masked_fill, "masked_fill_")
-masked_scatter_ = _inplace_of(masked_scatter, "masked_scatter_")
-scatter_ = _inplace_of(scatter, "scatter_")
-scatter_add_ = _inplace_of(scatter_add, "scatter_add_")
-scatter_reduce_ = _inplace_of(scatter_reduce, "scatter_reduce_")
-index_add_ = _inplace_of(index_add, "index_add_")
-index_fill_ = _inplace_of(index_fill, "index_fill_")
-index_copy_ = _inplace_of(index_copy, "index_copy_")
+masked_fill_ = inplace_fn(masked_fill, "masked_fill_")
+masked_scatter_ = inplace_fn(masked_scatter, "masked_scatter_")
+index_add_ = inplace_fn(index_add, "index_add_")
+index_fill_ = inplace_fn(index_fill, "index_fill_")
+index_copy_ = inplace_fn(index_copy, "index_copy_")

@@ -18,7 +18,8 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ._util import unbroadcast
-from .pointwise import _out, cast, inplace, mul
+from .pointwise import _out, cast, mul
+from ._inplace import inplace
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "baddbmm", "addmv",
            "addbmm", "einsum", "tensordot", "kron", "trace"]

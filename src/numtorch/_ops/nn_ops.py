@@ -416,7 +416,7 @@ class LogSoftmaxBackward0(SoftmaxBackward0):
 
 def _softmax_prep(input, dim, dtype, kernel):
     if dtype is not None:
-        from .pointwise import cast
+        from ._cast import cast
         input = cast(input, dtype)
     if input._data.dtype.kind not in "fV":
         raise NotImplementedError(f'"{kernel}" not implemented for \'{from_np(input._data.dtype)._aten_name}\'')
@@ -545,7 +545,7 @@ def _keep_mask(shape, p, dtype, like=None):
 
 def _apply_mask(input, mask, inplace):
     if inplace:
-        from .pointwise import inplace as _inplace
+        from ._inplace import inplace as _inplace
         if not (_State.enabled and input._rg):
             with no_grad():
                 np.multiply(input._data, mask, out=input._data, casting="unsafe")
@@ -601,7 +601,7 @@ def _alpha_dropout(input, p, train, inplace, mask_shape):
     shift = (keep - 1) * (_ALPHA * a) + _ALPHA * a * p
     out = add(NativeDropoutBackward0.apply(input, mask=keep * a), _make(shift.astype(dt, copy=False)))
     if inplace:
-        from .pointwise import copy_
+        from ._inplace import copy_
         return copy_(input, out)
     return out
 
@@ -693,7 +693,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     elif isinstance(attn_mask, Tensor) and attn_mask._data.dtype == np.bool_:
         mask = np.where(attn_mask._data, 0, -np.inf).astype(dt)
     elif isinstance(attn_mask, Tensor) and attn_mask._data.dtype != dt:
-        from .pointwise import cast
+        from ._cast import cast
         mask = cast(attn_mask, query.dtype)
     sc = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
     drop = None

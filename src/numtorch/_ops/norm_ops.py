@@ -27,7 +27,7 @@ def _in_float32(op, input, *tensors, **options):
     d = input._data.dtype
     if d.itemsize != 2 or d.kind not in "fV":  # float16 / bfloat16 only
         return op.apply(input, *tensors, **options)
-    from .pointwise import cast
+    from ._cast import cast
     up = [None if t is None else cast(t, np.float32) for t in (input, *tensors)]
     return cast(op.apply(*up, **options), input._data.dtype)
 

@@ -1,72 +1,39 @@
-"""Pointwise ops: casts, binary arithmetic, where/lerp, comparisons and logic, the in-place machinery
-and the dtype conversion methods; the unary math lives in ``unary.py`` and is re-exported here.
+"""Pointwise binary ops: arithmetic (add, sub, mul, div, pow, remainder, ...), maximum/minimum,
+atan2, where/lerp/addcmul/addcdiv, nan_to_num and the binary float functions (logaddexp, hypot,
+copysign, heaviside, nextafter, ldexp) and gcd/lcm (mirrors the matching ``torch.*`` functions).
 
 Each differentiable op is an ``Op`` (forward/backward on ndarrays, see ``autograd/function.py``);
 the public function below it handles type promotion and scalars. Gradients of broadcast operands
-are summed back to the operand's shape with ``unbroadcast``.
+are summed back to the operand's shape with ``unbroadcast``. Unary math is in ``unary.py``,
+comparisons and logic in ``logic.py``; casts, ``out=`` and in-place writes are the machinery
+modules ``_cast.py``, ``_out.py`` and ``_inplace.py``.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
-from ..autograd.function import Op, rebase_view
-from ..autograd.grad_mode import _State, no_grad
-from ._util import bump, check_inplace, prep2, to_tensor, unbroadcast
+from ..autograd.function import Op
+from ..autograd.grad_mode import _State
+from ._cast import _aten, cast
+from ._inplace import _FAST_INPLACE, inplace_fn
+from ._out import _out
+from ._util import _bshape, _cj, _const, _f32, _need_tensor, _nondiff, _shape, prep2, to_tensor, unbroadcast
+from .sorting import nonzero
+from .unary import SquareBackward, trunc
 
 __all__ = """add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow float_power atan2 arctan2
-maximum minimum fmax fmin where lerp addcmul addcdiv eq ne lt le gt ge greater greater_equal less less_equal
-not_equal logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not isnan
-isinf isfinite isclose allclose equal nan_to_num""".split()
+maximum minimum fmax fmin where lerp addcmul addcdiv nan_to_num logaddexp logaddexp2 hypot copysign heaviside
+nextafter ldexp gcd lcm ldexp_ gcd_ lcm_""".split()
 
-# ------------------------------------------------------------------------------------------------
-# casts
-# ------------------------------------------------------------------------------------------------
-class ToCopyBackward0(Op):
-    def forward(self, a, dtype):
-        self.src = a.dtype
-        return a.astype(dtype)
-
-    def backward(self, g):
-        if g.dtype.kind == "c" and self.src.kind != "c":
-            g = g.real  # real -> complex cast: the real input gets the real part
-        return g.astype(self.src)
-
-
-def cast(t: Tensor, dtype) -> Tensor:
-    """``t`` converted to ``dtype`` (differentiable between floating types); ``t`` itself if equal."""
-    npd = _dtype.to_np(dtype)
-    if t._data.dtype == npd:
-        return t
-    return ToCopyBackward0.apply(t, dtype=npd)
-
+_LN2 = math.log(2.0)
 
 # ------------------------------------------------------------------------------------------------
 # binary arithmetic
 # ------------------------------------------------------------------------------------------------
-def _shape(x):
-    return x.shape if isinstance(x, np.ndarray) else ()
-
-
-def _bshape(a, b):
-    try:
-        return np.broadcast_shapes(_shape(a), _shape(b))
-    except ValueError:
-        raise RuntimeError(f"The size of tensor a ({_mismatch(a, b)[0]}) must match the size of tensor b "
-                           f"({_mismatch(a, b)[1]}) at non-singleton dimension {_mismatch(a, b)[2]}") from None
-
-
-def _mismatch(a, b):
-    sa, sb = _shape(a), _shape(b)
-    n = max(len(sa), len(sb))
-    sa, sb = (1,) * (n - len(sa)) + tuple(sa), (1,) * (n - len(sb)) + tuple(sb)
-    for i in range(n - 1, -1, -1):
-        if sa[i] != sb[i] and 1 not in (sa[i], sb[i]):
-            return sa[i], sb[i], i
-    return sa, sb, 0
-
-
 class _Binary(Op):
     """Shared apply-time checks for broadcasting binary ops. Backward computes only the gradients
     that have somewhere to go (``_edges[i]`` is None for scalars and inputs without grad)."""
@@ -315,20 +282,6 @@ def atan2(input, other, *, out=None):
 arctan2 = atan2
 
 
-def _nondiff(fn, a, b=None):
-    """Run a non-differentiable NumPy function on Tensor/scalar operands; result never requires grad."""
-    if b is None:
-        return _make(np.asarray(fn(a._data)))
-    a, b = prep2(a, b)
-    x = a._data if isinstance(a, Tensor) else a
-    y = b._data if isinstance(b, Tensor) else b
-    try:
-        return _make(np.asarray(fn(x, y)))
-    except ValueError:
-        _bshape(x, y)
-        raise
-
-
 def floor_divide(input, other, *, out=None):
     """``input // other`` rounding toward negative infinity (``torch.floor_divide``); no gradient."""
     return _out(_nondiff(np.floor_divide, input, other), out)
@@ -372,11 +325,10 @@ def where(condition, input=None, other=None, *, out=None):
     ``where(condition)`` alone returns ``condition.nonzero(as_tuple=True)``.
     """
     if input is None and other is None:
-        from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
     if isinstance(condition, Tensor) and condition._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{_ATEN_NAMES[condition.dtype.name]}")
+                           f"{condition.dtype._aten_name}")
     a, b = prep2(input, other) if (isinstance(input, Tensor) or isinstance(other, Tensor)) else (
         to_tensor(input), to_tensor(other))
     if not isinstance(a, Tensor):
@@ -405,84 +357,6 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _out(add(input, mul(div(tensor1, tensor2), value)), out)
 
 
-# ------------------------------------------------------------------------------------------------
-# comparisons and logic (never differentiable)
-# ------------------------------------------------------------------------------------------------
-def _cmp(fn, name):
-    def op(input, other, *, out=None):
-        return _out(_nondiff(fn, input, other), out)
-    op.__name__ = op.__qualname__ = name
-    op.__doc__ = f"Elementwise ``torch.{name}`` with broadcasting; returns a bool tensor."
-    return op
-
-
-eq, ne = _cmp(np.equal, "eq"), _cmp(np.not_equal, "ne")
-lt, le, gt, ge = _cmp(np.less, "lt"), _cmp(np.less_equal, "le"), _cmp(np.greater, "gt"), _cmp(np.greater_equal, "ge")
-greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
-logical_and, logical_or, logical_xor = (_cmp(np.logical_and, "logical_and"), _cmp(np.logical_or, "logical_or"),
-                                        _cmp(np.logical_xor, "logical_xor"))
-
-
-_ATEN_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-               "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
-
-def _bitwise(fn, name):
-    def op(input, other, *, out=None):
-        a, b = prep2(input, other)
-        x = a._data if isinstance(a, Tensor) else a
-        y = b._data if isinstance(b, Tensor) else b
-        if any(isinstance(v, (float, np.floating)) or (isinstance(v, np.ndarray) and v.dtype.kind in "fcV")
-               for v in (x, y)):
-            fl = next(v for v in (x, y) if np.result_type(v).kind in "fcV")
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for "
-                                      f"'{_ATEN_NAMES.get(str(np.result_type(fl)), 'Float')}'")
-        return _out(_make(np.asarray(fn(x, y))), out)
-    op.__name__ = op.__qualname__ = name
-    return op
-
-
-bitwise_and, bitwise_or, bitwise_xor = (_bitwise(np.bitwise_and, "bitwise_and"), _bitwise(np.bitwise_or, "bitwise_or"),
-                                        _bitwise(np.bitwise_xor, "bitwise_xor"))
-
-
-def bitwise_not(input, *, out=None):
-    if input._data.dtype.kind in "fcV":
-        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for "
-                                  f"'{_ATEN_NAMES.get(str(input._data.dtype), 'Float')}'")
-    return _out(_make(np.invert(input._data)), out)
-
-
-def logical_not(input, *, out=None):
-    return _out(_make(np.logical_not(input._data)), out)
-
-
-def isnan(input):
-    return _make(np.isnan(input._data))
-
-
-def isinf(input):
-    return _make(np.isinf(input._data))
-
-
-def isfinite(input):
-    return _make(np.isfinite(input._data))
-
-
-def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return _make(np.isclose(input._data, to_tensor(other)._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
-
-
-def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
-    return bool(np.allclose(input._data, to_tensor(other)._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
-
-
-def equal(input, other) -> bool:
-    """True if both tensors have the same shape and elements (``torch.equal``)."""
-    return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
-
-
 class NanToNumBackward0(Op):
     """nan -> ``nan``, +inf -> ``posinf``, -inf -> ``neginf`` (dtype max/min by default); the gradient passes
     where the input is finite and is 0 elsewhere, as in PyTorch."""
@@ -503,229 +377,239 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     return _out(NanToNumBackward0.apply(input, nan, posinf, neginf), out)
 
 
+_FAST_INPLACE.update({add: np.add, sub: np.subtract, mul: np.multiply, div: np.true_divide})
+
+
 # ------------------------------------------------------------------------------------------------
-# out= and in-place forms
+# binary float functions
 # ------------------------------------------------------------------------------------------------
-def _out(result, out):
-    """Write ``result`` into ``out`` (resized to its shape) and return ``out``. RuntimeError, as PyTorch,
-    when the result's dtype category can't be cast to ``out``'s (float into int, int into bool, ...)."""
-    if out is None:
-        return result
-    if not _can_cast(result._data.dtype, out._data.dtype):
-        raise RuntimeError(f"result type {_ATEN_NAMES[result.dtype.name]} can't be cast to the desired output "
-                           f"type {_ATEN_NAMES[out.dtype.name]}")
-    if out._data.shape != result._data.shape:
-        out._data = np.empty(result._data.shape, out._data.dtype)
-    copy_(out, result)
-    return out
+class _Bin(Op):
+    """Broadcasting binary op; ``backward`` returns full-shape gradients, reduced here to each operand."""
 
+    _saves = (0, 1, "out")
 
-def _can_cast(src, dst):
-    cat = lambda d: 0 if d.kind == "b" else 1 if d.kind in "iu" else 3 if d.kind == "c" else 2  # noqa: E731
-    return cat(src) <= cat(dst)
-
-
-def inplace(self: Tensor, result_fn, *args, **kwargs) -> Tensor:
-    """Run ``result_fn(self, *args)`` out of place and write the result into ``self``'s storage.
-
-    Keeps views aliased (the write goes through the shared ndarray) and bumps the version counter.
-    Under autograd, the op is recorded on a copy of ``self``'s old value and ``self`` becomes its
-    output, as PyTorch rebases history; when ``self`` is a view, its base's history is rebased
-    too (``CopySlices``), so gradients reach both the written region and the rest of the base.
-    RuntimeError for a leaf (or a view of a leaf) that requires grad, and for a result dtype that
-    cannot be cast to ``self``'s (e.g. float into an int tensor).
-    """
-    if len(args) == 1 and not kwargs and result_fn in _FAST_INPLACE and _fast_inplace(self, result_fn, args[0]):
-        return self
-    check_inplace(self)
-    base = self._base
-    if base is not None and base._rg and base.grad_fn is None and _State.enabled:
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    track = _State.enabled and (self._rg or any(isinstance(a, Tensor) and a._rg for a in args))
-    if not track:
-        with no_grad():
-            res = result_fn(self, *args, **kwargs)
-        _store(self, res)
-        return self
-    src = _make(self._data.copy(), self._rg)
-    src.grad_fn, src._output_nr = self.grad_fn, self._output_nr
-    res = result_fn(src, *args, **kwargs)
-    _store(self, res)
-    if res._rg:
-        self.grad_fn, self._output_nr, self._rg = res.grad_fn, res._output_nr, True
-        if base is not None:
-            rebase_view(self, res)
-    return self
-
-
-def _fast_inplace(self, fn, other) -> bool:
-    """``self.add_(other)`` and friends outside autograd, as one ufunc writing into ``self``'s memory.
-
-    Taken only when nothing is recorded (grad mode off, or no operand requires grad), ``other`` is a
-    Python number or a tensor of ``self``'s dtype, and the result keeps ``self``'s dtype; returns
-    False (nothing written) otherwise, and the general path runs with its checks and messages.
-    """
-    if _State.enabled and (self._rg or isinstance(other, Tensor) and other._rg):
-        return False
-    d = self._data
-    k = d.dtype.kind
-    ts = type(other)
-    if ts is float or ts is int:
-        if not (k in "fc" or (ts is int and k in "iu" and fn is not div)):
-            return False
-    elif isinstance(other, Tensor):
-        if other._data.dtype != d.dtype or k not in "fciu" or (k in "iu" and fn is div):
-            return False
-        other = other._data
-    else:
-        return False
-    try:
-        _FAST_INPLACE[fn](d, other, out=d)
-    except ValueError:  # shapes that do not broadcast into self: the general path raises PyTorch's error
-        return False
-    self._vc[0] += 1
-    return True
-
-
-_FAST_INPLACE = {add: np.add, sub: np.subtract, mul: np.multiply, div: np.true_divide}
-
-
-def _store(self, res):
-    if not self._data.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                           "single memory location. Please clone() the tensor before performing the operation.")
-    if not _can_cast(res._data.dtype, self._data.dtype):
-        raise RuntimeError(f"result type {_ATEN_NAMES[res.dtype.name]} can't be cast to the desired output "
-                           f"type {_ATEN_NAMES[self.dtype.name]}")
-    if res._data.shape != self._data.shape:
+    def forward(self, a, b):
+        self.sa, self.sb = np.shape(a), np.shape(b)
         try:
-            np.broadcast_to(res._data, self._data.shape)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                out = self._f(a, b)
         except ValueError:
-            raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
-                               f"{list(res._data.shape)}") from None
-    np.copyto(self._data, res._data, casting="unsafe")
-    bump(self)
+            _bshape(a, b)
+            raise
+        out = np.asarray(out)
+        if isinstance(a, np.ndarray) and out.dtype != a.dtype and a.dtype.kind != "V":
+            out = out.astype(np.result_type(a, b) if isinstance(b, np.ndarray) else a.dtype)
+        self.saved = (a, b, out)
+        return out
+
+    def backward(self, g):
+        a, b, out = self.saved
+        ea, eb = self._edges
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            ga, gb = self._grads(g, a, b, out, ea is not None, eb is not None)
+        return (unbroadcast(np.broadcast_to(ga, out.shape), self.sa) if ga is not None else None,
+                unbroadcast(np.broadcast_to(gb, out.shape), self.sb) if gb is not None else None)
 
 
-def copy_(self: Tensor, src, non_blocking=False) -> Tensor:
-    """Copy ``src`` (broadcast, cast) into ``self`` in place (``Tensor.copy_``); differentiable w.r.t. src."""
-    src = to_tensor(src)
-    def result(s, x):
-        x = cast(x, s.dtype) if x._data.dtype != s._data.dtype else x
-        return add(mul(s, 0), x) if (s._rg or x._rg) and _State.enabled else x
-    return inplace(self, result, src)
+def _logaddexp_c(a, b):
+    # complex: log(exp(a) + exp(b)) pivoting on the operand with the larger real part
+    big = np.where(np.real(a) >= np.real(b), a, b)
+    small = np.where(np.real(a) >= np.real(b), b, a)
+    return big + np.log1p(np.exp(small - big))
 
 
-def zero_(self: Tensor) -> Tensor:
-    check_inplace(self)
-    self._data[...] = 0
-    bump(self)
-    return self
+class LogaddexpBackward0(_Bin):
+    @staticmethod
+    def _f(a, b):
+        if np.iscomplexobj(a) or np.iscomplexobj(b):
+            return _logaddexp_c(a, b)
+        return _f32(lambda x: np.logaddexp(x, b if not isinstance(b, np.ndarray) or b.dtype.kind != "V"
+                                           else b.astype(np.float32)), a)
+
+    def _grads(self, g, a, b, out, na, nb):
+        return (g / _cj(1 + np.exp(b - a)) if na else None, g / _cj(1 + np.exp(a - b)) if nb else None)
 
 
-def fill_(self: Tensor, value) -> Tensor:
-    check_inplace(self)
-    if isinstance(value, Tensor):
-        if value._data.ndim:
-            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
-                               f"{value._data.ndim} dimensions.")
-        value = value.item()
-    self._data[...] = value
-    bump(self)
-    return self
+class Logaddexp2Backward0(_Bin):
+    @staticmethod
+    def _f(a, b):
+        return _f32(lambda x: np.logaddexp2(x, b if b.dtype.kind != "V" else b.astype(np.float32)), a)
+
+    def _grads(self, g, a, b, out, na, nb):
+        return (g / (1 + np.exp2(b - a)) if na else None, g / (1 + np.exp2(a - b)) if nb else None)
 
 
-# ------------------------------------------------------------------------------------------------
-# dtype/device conversion methods: to, type, float, double, ...
-# ------------------------------------------------------------------------------------------------
-def _parse_to(args, kwargs):
-    from .._device import device as _Device
-    dtype = kwargs.get("dtype")
-    device = kwargs.get("device")
-    for a in args:
-        if isinstance(a, _dtype.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            dtype, device = a.dtype, a.device
-        elif isinstance(a, (str, _Device, int)) and a is not None:
-            device = a
-        elif a is not None:
-            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
-    return dtype, device
+class HypotBackward0(_Bin):
+    @staticmethod
+    def _f(a, b):
+        return _f32(lambda x: np.hypot(x, b if b.dtype.kind != "V" else b.astype(np.float32)), a)
+
+    def _grads(self, g, a, b, out, na, nb):
+        return (g * a / out if na else None, g * b / out if nb else None)
 
 
-def to(self: Tensor, *args, **kwargs) -> Tensor:
-    """``to(dtype)``, ``to(device)``, ``to(other)``, ``to(device, dtype)``: ``self`` if nothing changes.
+class CopysignBackward0(_Bin):
+    @staticmethod
+    def _f(a, b):
+        if a.dtype.kind == "V":
+            return np.copysign(a.astype(np.float32), np.asarray(b, np.float32)).astype(a.dtype)
+        return np.copysign(a, b)
 
-    RuntimeError for devices without a backend (``"cuda"``).
-    """
-    from .._device import check
-    dtype, device = _parse_to(args, kwargs)
-    check(device)
-    if dtype is None or self._data.dtype == dtype.np:
-        if kwargs.get("copy"):
-            from .shape import clone
-            return clone(self)
-        return self
-    return cast(self, dtype)
+    def _grads(self, g, a, b, out, na, nb):
+        # d/da copysign(a, b) = out / a, taken as 0 at a == 0; the sign operand gets zero gradient
+        ga = g * np.where(a == 0, 0, out / np.where(a == 0, 1, a)).astype(out.dtype) if na else None
+        return ga, (np.zeros_like(g) if nb else None)
 
 
-def _caster(d, name):
-    def fn(self, memory_format=None):
-        return cast(self, d)
+class NextafterBackward0(_Bin):
+    _saves = ()
+
+    @staticmethod
+    def _f(a, b):
+        if a.dtype.kind == "V":  # step in bfloat16's own spacing via its bit pattern
+            return _nextafter_bf16(a, b)
+        return np.nextafter(a, b)
+
+    def _grads(self, g, a, b, out, na, nb):
+        return (g if na else None), (np.zeros_like(g) if nb else None)
+
+
+def _nextafter_bf16(a, b):
+    """nextafter for bfloat16 arrays: move the 16-bit pattern one step toward ``b``."""
+    a, b = np.broadcast_arrays(a, b)
+    x, y = a.astype(np.float32), b.astype(np.float32)
+    bits = a.view(np.uint16).astype(np.int32)
+    sign = (bits & 0x8000) != 0
+    up = (y > x) != sign  # magnitude grows when moving away from zero
+    step = np.where(up, 1, -1)
+    nb = np.where(x == 0, np.where(y > 0, 1, 0x8001), bits + step)
+    res = nb.astype(np.uint16).view(a.dtype)
+    res = np.where(x == y, b, res)
+    return np.where((x != x) | (y != y), np.array(np.nan, a.dtype), res).astype(a.dtype)
+
+
+class LdexpBackward0(_Bin):
+    @staticmethod
+    def _f(a, b):
+        return a * _f32(np.exp2, b)
+
+    def _grads(self, g, a, b, out, na, nb):
+        return (g * _f32(np.exp2, b) if na else None, g * out * _const(_LN2, out) if nb else None)
+
+
+def _float_pair(input, other, name: str, kernel_ok: str = "fV", scalar_ok: bool = False):
+    """Check and promote a binary op's operands; ints/bools go to the default float dtype."""
+    _need_tensor(input, name)
+    if not scalar_ok:
+        _need_tensor(other, name, "other", 2)
+    a, b = prep2(input, other)
+    dt = (a if isinstance(a, Tensor) else b)._data.dtype
+    if dt.kind in "biu" and kernel_ok == "promote":
+        d = _dtype.get_default_dtype()
+        a = cast(a, d) if isinstance(a, Tensor) else a
+        b = cast(b, d) if isinstance(b, Tensor) else b
+    elif kernel_ok != "promote" and dt.kind not in kernel_ok:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_aten(dt)}'")
+    return a, b
+
+
+def _float_binary(op, name: str, kernel_ok: str):
+    def fn(input, other, *, out=None):
+        return _out(op.apply(*_float_pair(input, other, name, kernel_ok)), out)
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``self.to({d})`` (``torch.Tensor.{name}``)."
+    fn.__doc__ = (f"Elementwise ``torch.{name}(input, other)`` with broadcasting and type promotion; both "
+                  f"operands must be Tensors (TypeError otherwise). NotImplementedError for dtypes PyTorch's "
+                  f"CPU kernel lacks (integers, bool). Backward node ``{op.__name__}``.")
     return fn
 
 
-float_ = _caster(_dtype.float32, "float")
-double = _caster(_dtype.float64, "double")
-half = _caster(_dtype.float16, "half")
-bfloat16 = _caster(_dtype.bfloat16, "bfloat16")
-long = _caster(_dtype.int64, "long")
-int_ = _caster(_dtype.int32, "int")
-short = _caster(_dtype.int16, "short")
-char = _caster(_dtype.int8, "char")
-byte = _caster(_dtype.uint8, "byte")
-bool_ = _caster(_dtype.bool, "bool")
-
-_TYPE_NAMES = {"torch.FloatTensor": _dtype.float32, "torch.DoubleTensor": _dtype.float64,
-               "torch.HalfTensor": _dtype.float16, "torch.BFloat16Tensor": _dtype.bfloat16,
-               "torch.LongTensor": _dtype.int64, "torch.IntTensor": _dtype.int32,
-               "torch.ShortTensor": _dtype.int16, "torch.CharTensor": _dtype.int8,
-               "torch.ByteTensor": _dtype.uint8, "torch.BoolTensor": _dtype.bool}
+logaddexp = _float_binary(LogaddexpBackward0, "logaddexp", "fVc")
+logaddexp2 = _float_binary(Logaddexp2Backward0, "logaddexp2", "fV")
+hypot = _float_binary(HypotBackward0, "hypot", "fV")
+nextafter = _float_binary(NextafterBackward0, "nextafter", "fV")
 
 
-def type_(self: Tensor, dtype=None, non_blocking=False, **kwargs):
-    """``t.type()`` returns the type string (e.g. ``'torch.FloatTensor'``); ``t.type(dtype)`` casts."""
-    if dtype is None:
-        inv = {v: k for k, v in _TYPE_NAMES.items()}
-        return inv.get(self.dtype, "torch.Tensor")
-    if isinstance(dtype, str):
-        if dtype not in _TYPE_NAMES:
-            raise ValueError(f"invalid type: '{dtype}'")
-        dtype = _TYPE_NAMES[dtype]
-    return cast(self, dtype)
+def copysign(input, other, *, out=None):
+    """``torch.copysign``: ``|input|`` with the sign of ``other`` (Tensor or number), broadcast; integer
+    and bool results promote to the default float dtype. Gradient ``copysign(1, other) * sign(input)``
+    w.r.t. input (0 at input == 0), zero w.r.t. other. NotImplementedError for complex."""
+    _need_tensor(input, "copysign")
+    if isinstance(other, complex) or (isinstance(other, Tensor) and other._data.dtype.kind == "c") or \
+            input._data.dtype.kind == "c":
+        dt = input._data.dtype if input._data.dtype.kind == "c" else np.dtype(np.complex64)
+        raise NotImplementedError(f"\"copysign_cpu\" not implemented for '{_aten(dt)}'")
+    return _out(CopysignBackward0.apply(*_float_pair(input, other, "copysign", "promote", scalar_ok=True)), out)
 
 
-def type_as(self: Tensor, other: Tensor) -> Tensor:
-    return cast(self, other.dtype)
+def ldexp(input, other, *, out=None):
+    """``torch.ldexp``: ``input * 2 ** other`` (both Tensors, broadcast); integer/bool results promote to
+    the default float dtype. Backward node ``LdexpBackward0``."""
+    return _out(LdexpBackward0.apply(*_float_pair(input, other, "ldexp", "promote")), out)
 
 
-def cpu(self: Tensor, memory_format=None) -> Tensor:
-    return self
+class _NotImplementedBackward(Op):
+    """A recorded node whose backward raises, as PyTorch's ``torch::autograd::NotImplemented``."""
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
+
+    def forward(self, a, b):
+        return self._f(a, b)
+
+    def backward(self, g):
+        raise RuntimeError(f"derivative for aten::{self._aten_op} is not implemented")
 
 
-def cuda(self: Tensor, device=None, non_blocking=False, memory_format=None) -> Tensor:
-    from .._device import check
-    check("cuda")
+class _HeavisideNode(_NotImplementedBackward):
+    _aten_op = "heaviside"
+
+    @staticmethod
+    def _f(a, b):
+        try:
+            return np.where(a == 0, b, a > 0).astype(a.dtype)
+        except ValueError:
+            _bshape(a, b)
+            raise
 
 
-# The unary math family (exp, log, tanh, clamp, ...) lives in unary.py; it uses the binary ops above,
-# so it is imported last and re-exported: pointwise.exp is unary.exp.
-from .unary import *  # noqa: E402,F401,F403
-from .unary import SquareBackward, trunc  # noqa: E402,F401  (used by pow and div above)
-from . import unary as _unary  # noqa: E402
+def heaviside(input, values, *, out=None):
+    """``torch.heaviside``: 0 where input < 0 (and nan), 1 where > 0, ``values`` where input == 0.
+    Both must be Tensors of the same dtype (RuntimeError otherwise; complex unsupported). The result
+    records a node whose backward raises RuntimeError, as in PyTorch."""
+    _need_tensor(input, "heaviside")
+    _need_tensor(values, "heaviside", "values", 2)
+    if input._data.dtype.kind == "c" or values._data.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    if input._data.dtype != values._data.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return _out(_HeavisideNode.apply(input, values), out)
 
-__all__ = __all__ + _unary.__all__
 
+# ------------------------------------------------------------------------------------------------
+# gcd, lcm
+# ------------------------------------------------------------------------------------------------
+def _int_binary(fn, name: str):
+    def op(input, other, *, out=None):
+        _need_tensor(input, name)
+        _need_tensor(other, name, "other", 2)
+        a, b = prep2(input, other)
+        dt = a._data.dtype
+        if dt.kind not in "iu":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_aten(dt)}'")
+        try:
+            r = np.asarray(fn(a._data, b._data)).astype(dt, copy=False)
+        except ValueError:
+            _bshape(a._data, b._data)
+            raise
+        return _out(_make(r), out)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"Elementwise ``torch.{name}`` of two integer Tensors (broadcast, promoted); the result is "
+                  f"non-negative and never requires grad. NotImplementedError for float/bool dtypes.")
+    return op
+
+
+gcd, lcm = _int_binary(np.gcd, "gcd"), _int_binary(np.lcm, "lcm")
+
+
+# torch-level in-place forms (torch.ldexp_(x, y) etc.); Tensor methods are bound in _tensor_methods.py
+ldexp_, gcd_, lcm_ = inplace_fn(ldexp, "ldexp_"), inplace_fn(gcd, "gcd_"), inplace_fn(lcm, "lcm_")

@@ -20,7 +20,7 @@ import numpy as np
 from .._dtype import from_np
 from .._tensor import Tensor
 from ..autograd.function import Op
-from . import pointwise as _P
+from . import pointwise as _P, unary as _U
 from ._window import _along, _check_tensor, _crop, _offset_slices, _pad_const, _windows
 
 __all__: list = []  # torch.max_pool3d etc. are not exposed at top level (nor are the 2-d ones)
@@ -714,16 +714,16 @@ def _lp_pool(input, nd, norm_type, kernel_size, stride, ceil_mode, window):
     of ``|x|`` (of ``-|x|``, negated)."""
     if isinstance(norm_type, (int, float)):
         if norm_type == float("inf"):
-            return max_pool(_P.abs(input), nd, kernel_size, stride, 0, 1, ceil_mode)
+            return max_pool(_U.abs(input), nd, kernel_size, stride, 0, 1, ceil_mode)
         if norm_type == -float("inf"):
-            return _P.neg(max_pool(_P.neg(_P.abs(input)), nd, kernel_size, stride, 0, 1, ceil_mode))
+            return _U.neg(max_pool(_U.neg(_U.abs(input)), nd, kernel_size, stride, 0, 1, ceil_mode))
     out = avg_pool(_P.pow(input, norm_type), nd, kernel_size, stride, 0, ceil_mode)
     if not isinstance(window, numbers.Number):  # lp_pool1d multiplies by kernel_size itself
         raise TypeError(f"mul(): argument 'other' (position 1) must be Tensor, not {type(window).__name__}")
     if out._data.dtype.kind in "fV":
         return PowBackward0.apply(out, window, 1.0 / norm_type)
     # integer windows (PyTorch's truncating average pool): the op chain itself, no gradient involved
-    out = _P.mul(_P.mul(_P.sign(out), _P.relu(_P.abs(out))), window)
+    out = _P.mul(_P.mul(_U.sign(out), _U.relu(_U.abs(out))), window)
     return _P.pow(out, 1.0 / norm_type)
 
 

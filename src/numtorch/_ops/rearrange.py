@@ -1,21 +1,49 @@
-"""Copying rearrangements: cat/stack, flip/roll/rot90, triangles and diagonals (mirrors ``torch.cat``,
-``torch.stack``, ``torch.flip``, ``torch.roll``, ``torch.tril``, ``torch.diagonal``, ...).
+"""Copying rearrangements: cat/stack, repeat/tile/repeat_interleave, flip/roll/rot90, triangles and
+diagonals (mirrors ``torch.cat``, ``torch.stack``, ``Tensor.repeat``, ``torch.flip``, ``torch.roll``,
+``torch.tril``, ``torch.diagonal``, ...).
 
-The view-producing shape ops (view, permute, expand, split, ...) are in ``shape.py``; these ops
+The view-producing shape ops (view, permute, expand, ...) are in ``shape.py``, split/narrow/select
+in ``slicing.py``; these ops
 (except ``diagonal``, a view) build new arrays. Every backward is a slice, a flip or a mask over
 whole arrays.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from .._tensor import Tensor
+from .. import _dtype
+from .._tensor import Tensor, _make
 from ..autograd.function import Op
+from ._cast import cast
+from ._out import _out
 from ._util import dims_arg, wrap_dim
-from .shape import _check_tensors, _ints, _out, _promote, atleast_1d, atleast_2d, atleast_3d
+from .indexing import IndexSelectBackward0
+from .shape import _ints, atleast_1d, atleast_2d, atleast_3d, contiguous, expand, flatten, unsqueeze, view
 
-__all__ = """cat concat concatenate stack hstack vstack row_stack dstack flip fliplr flipud roll rot90 tril triu
-diagonal diag diag_embed""".split()
+__all__ = """cat concat concatenate stack hstack vstack row_stack dstack repeat_interleave tile flip fliplr flipud roll
+rot90 tril triu diagonal diag diag_embed""".split()
+
+
+def _check_tensors(tensors, fn):
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{fn}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    tensors = list(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return tensors
+
+
+def _promote(tensors):
+    """Cast every tensor to the common dtype (differentiably), as cat/stack do."""
+    dt = tensors[0]._data.dtype
+    if all(t._data.dtype == dt for t in tensors):
+        return tensors
+    common = functools.reduce(_dtype.promote_types, (t.dtype for t in tensors))
+    return [cast(t, common) for t in tensors]
+
 
 # ------------------------------------------------------------------------------------------------
 # cat / stack
@@ -120,6 +148,87 @@ row_stack = vstack
 def dstack(tensors, *, out=None) -> Tensor:
     """Concatenate along dim 2 after making inputs at least 3-d (``torch.dstack``)."""
     return cat(atleast_3d(_check_tensors(tensors, "dstack")), 2, out=out)
+
+
+# ------------------------------------------------------------------------------------------------
+# repeat / tile / repeat_interleave
+# ------------------------------------------------------------------------------------------------
+class RepeatBackward0(Op):
+    def forward(self, a, reps):
+        self.shape, self.reps = a.shape, reps
+        return np.tile(a, reps)
+
+    def backward(self, g):
+        # the output is blocks (r0, s0, r1, s1, ...): sum over every r axis
+        padded = (1,) * (len(self.reps) - len(self.shape)) + self.shape
+        inter = tuple(x for pair in zip(self.reps, padded) for x in pair)
+        return g.reshape(inter).sum(axis=tuple(range(0, len(inter), 2))).reshape(self.shape)
+
+
+def repeat(input: Tensor, repeats) -> Tensor:
+    """``input`` tiled ``repeats[i]`` times along each dim, as a copy (``Tensor.repeat``).
+
+    ``len(repeats)`` may exceed ``input.dim()`` (new leading dims); RuntimeError if it is smaller
+    or a count is negative.
+    """
+    reps = _ints((repeats,), "repeat", "repeats")
+    shp = input._data.shape
+    if len(reps) < len(shp):
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    if any(r < 0 for r in reps):
+        padded = (1,) * (len(reps) - len(shp)) + shp
+        sizes = [r * s for r, s in zip(reps, padded)]
+        raise RuntimeError(f"Trying to create tensor with negative dimension {next(s for s in sizes if s < 0)}: "
+                           f"{sizes}")
+    return RepeatBackward0.apply(input, reps=reps)
+
+
+def tile(input: Tensor, dims) -> Tensor:
+    """``repeat`` with ``dims`` padded by leading ones to ``input.dim()`` (``torch.tile``)."""
+    dims = _ints((dims,), "tile", "dims")
+    return repeat(input, (1,) * (input._data.ndim - len(dims)) + dims)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Tensor:
+    """Repeat each element ``repeats`` times along ``dim`` (flattened when ``dim`` is None).
+
+    ``repeats`` is an int or a 0-d/1-d int tensor (one count per index). With only a tensor
+    argument, returns ``arange(n)`` repeated by it (``torch.repeat_interleave(repeats)``).
+    RuntimeError for negative counts or a count tensor of the wrong length.
+    """
+    if repeats is None:
+        r = input._data
+        return _make(np.repeat(np.arange(r.shape[0], dtype=np.int64), r))
+    if dim is None:
+        input, dim = flatten(input), 0
+    d = wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    if isinstance(repeats, Tensor):
+        r = repeats._data
+        if r.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if r.size != 1 and r.size != n:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {r.size} and input.size({d}) = {n}")
+        if (r < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        reps = np.broadcast_to(r.astype(np.int64).reshape(-1), (n,))
+        return IndexSelectBackward0.apply(input, dim=d, idx=np.repeat(np.arange(n), reps))  # PyTorch's node too
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    # PyTorch's graph: unsqueeze -> expand -> clone -> view
+    shp = input._data.shape
+    e = expand(unsqueeze(input, d + 1), shp[:d + 1] + (repeats,) + shp[d + 1:])
+    return view(contiguous(e), shp[:d] + (n * repeats,) + shp[d + 1:])
+
+
+def repeat_method(self: Tensor, *sizes, **kw) -> Tensor:
+    return repeat(self, _ints(sizes or (kw["repeats"],), "repeat", "repeats"))
+
+
+def tile_method(self: Tensor, *dims, **kw) -> Tensor:
+    return tile(self, _ints(dims or (kw["dims"],), "tile", "dims"))
 
 
 # ------------------------------------------------------------------------------------------------

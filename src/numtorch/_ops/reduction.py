@@ -20,7 +20,9 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ._util import dims_arg, wrap_dim
-from .pointwise import _out, cast, div, maximum, minimum
+from ._cast import cast
+from ._out import _out
+from .pointwise import div, maximum, minimum
 
 __all__ = """sum mean nansum nanmean var std var_mean std_mean prod max min amax amin aminmax argmax argmin
 logsumexp norm all any count_nonzero median return_types""".split()

@@ -9,7 +9,9 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.function import Op
-from . import pointwise as P
+from ._cast import cast
+from ._inplace import inplace_fn
+from ._out import _out
 from ._util import unbroadcast
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim"]
@@ -150,7 +152,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad=False, out=Non
     shape. RuntimeError for a wrong dtype/ndim/size or an out-of-range index.
     """
     dim, idx = _gather_args(input, dim, index, "gather")
-    return P._out(GatherBackward0.apply(input, dim=dim, idx=idx), out)
+    return _out(GatherBackward0.apply(input, dim=dim, idx=idx), out)
 
 
 class ScatterBackward0(Op):
@@ -251,7 +253,7 @@ def _scatter(input, dim, index, src, reduce, include_self, what):
         if src._data.ndim != input._data.ndim:
             raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
         if src._data.dtype != input._data.dtype:
-            src = P.cast(src, input.dtype)
+            src = cast(src, input.dtype)
     op = _SCATTER_OPS[what] if isinstance(src, Tensor) else ScatterBackward1
     return op.apply(input, src, dim=dim, idx=idx, reduce=reduce, include_self=include_self)
 
@@ -343,4 +345,10 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
                                f"dimensions, but got {input._data.ndim} dimensions for input, and {idx.ndim} "
                                f"dimensions for indices")
         _check_bounds(idx, input._data.shape[dim], dim, IndexError)
-    return P._out(TakeAlongDimBackward0.apply(input, dim=dim, idx=idx), out)
+    return _out(TakeAlongDimBackward0.apply(input, dim=dim, idx=idx), out)
+
+
+# in-place forms (recorded through _inplace.inplace)
+scatter_ = inplace_fn(scatter, "scatter_")
+scatter_add_ = inplace_fn(scatter_add, "scatter_add_")
+scatter_reduce_ = inplace_fn(scatter_reduce, "scatter_reduce_")

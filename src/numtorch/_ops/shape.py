@@ -1,6 +1,7 @@
-"""Shape and view ops: view/reshape, transpose/permute, squeeze, expand/repeat, split/unbind/narrow,
-clone/contiguous (mirrors the matching ``torch.*`` functions). Copying rearrangements (cat/stack,
-flip/roll, triangles, diagonals) are in ``rearrange.py``.
+"""Shape and view ops: view/reshape, transpose/permute, squeeze/unsqueeze, expand/broadcast,
+clone/contiguous (mirrors the matching ``torch.*`` functions). Splitting and slicing views
+(split/chunk/unbind/narrow/select) are in ``slicing.py``; copying rearrangements (cat/stack,
+repeat/tile, flip/roll, triangles, diagonals) in ``rearrange.py``.
 
 View ops (``view``, ``transpose``, ``expand``, ``narrow``, ``diagonal``, split outputs, ...) return
 NumPy views of the input and set ``_view = True`` on their Op, so the result shares memory, version
@@ -12,7 +13,6 @@ wrappers at the end; ``_tensor_methods.py`` binds them.
 """
 from __future__ import annotations
 
-import functools
 import math
 import operator
 import warnings
@@ -22,16 +22,11 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
+from ._cast import _aten
 from ._util import dims_arg, unbroadcast, wrap_dim
 
 __all__ = """reshape flatten unflatten permute transpose swapaxes swapdims t movedim moveaxis squeeze unsqueeze
-broadcast_to broadcast_tensors repeat_interleave tile split chunk tensor_split unbind narrow select clone
-ravel atleast_1d atleast_2d atleast_3d""".split()
-
-_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
-         "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-         "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
+broadcast_to broadcast_tensors clone ravel atleast_1d atleast_2d atleast_3d""".split()
 
 # ------------------------------------------------------------------------------------------------
 # argument helpers
@@ -79,33 +74,6 @@ def _infer_size(shape, numel):
     return shape[:neg] + (numel // prod,) + shape[neg + 1:]
 
 
-def _check_tensors(tensors, fn):
-    if isinstance(tensors, Tensor):
-        raise TypeError(f"{fn}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
-    tensors = list(tensors)
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
-    return tensors
-
-
-def _promote(tensors):
-    """Cast every tensor to the common dtype (differentiably), as cat/stack do."""
-    dt = tensors[0]._data.dtype
-    if all(t._data.dtype == dt for t in tensors):
-        return tensors
-    from .pointwise import cast
-    common = functools.reduce(_dtype.promote_types, (t.dtype for t in tensors))
-    return [cast(t, common) for t in tensors]
-
-
-def _out(result, out):
-    if out is None:
-        return result
-    from .pointwise import _out as store
-    return store(result, out)
-
-
 # ------------------------------------------------------------------------------------------------
 # view / reshape / flatten
 # ------------------------------------------------------------------------------------------------
@@ -141,7 +109,7 @@ class UnsafeViewBackward0(Op):
 def _view_dtype(t: Tensor, dtype) -> Tensor:
     a, npd = t._data, _dtype.to_np(dtype)
     if npd.itemsize != a.itemsize:
-        names = f"{_TYPE[str(a.dtype)]} as {_TYPE[str(npd)]} (different element sizes)"
+        names = f"{_aten(a.dtype)} as {_aten(npd)} (different element sizes)"
         if a.ndim == 0:
             raise RuntimeError(f"self.dim() cannot be 0 to view {names}")
         if a.shape[-1] != 1 and a.strides[-1] != a.itemsize:
@@ -153,7 +121,7 @@ def _view_dtype(t: Tensor, dtype) -> Tensor:
     try:
         out = _make(a.view(npd))
     except ValueError as e:
-        raise RuntimeError(f"cannot view {_TYPE[str(a.dtype)]} as {_TYPE[str(npd)]}: {e}") from None
+        raise RuntimeError(f"cannot view {_aten(a.dtype)} as {_aten(npd)}: {e}") from None
     out._vc, out._base = t._vc, (t._base if t._base is not None else t)
     out._view_version = t._vc[0]
     return out
@@ -486,7 +454,7 @@ def _expand_shape(input: Tensor, size):
     size = list(size)
     lead = len(size) - len(shp)
     if lead < 0:
-        raise RuntimeError(f"expand(torch.{_TYPE[str(input._data.dtype)]}Tensor{{{list(shp)}}}, size={size}): "
+        raise RuntimeError(f"expand(torch.{_aten(input._data.dtype)}Tensor{{{list(shp)}}}, size={size}): "
                            f"the number of sizes provided ({len(size)}) must be greater or equal to the number "
                            f"of dimensions in the tensor ({len(shp)})")
     out = []
@@ -544,251 +512,6 @@ def broadcast_tensors(*tensors):
     return tuple(ExpandBackward0.apply(t, shape=shape) for t in tensors)
 
 
-class RepeatBackward0(Op):
-    def forward(self, a, reps):
-        self.shape, self.reps = a.shape, reps
-        return np.tile(a, reps)
-
-    def backward(self, g):
-        # the output is blocks (r0, s0, r1, s1, ...): sum over every r axis
-        padded = (1,) * (len(self.reps) - len(self.shape)) + self.shape
-        inter = tuple(x for pair in zip(self.reps, padded) for x in pair)
-        return g.reshape(inter).sum(axis=tuple(range(0, len(inter), 2))).reshape(self.shape)
-
-
-def repeat(input: Tensor, repeats) -> Tensor:
-    """``input`` tiled ``repeats[i]`` times along each dim, as a copy (``Tensor.repeat``).
-
-    ``len(repeats)`` may exceed ``input.dim()`` (new leading dims); RuntimeError if it is smaller
-    or a count is negative.
-    """
-    reps = _ints((repeats,), "repeat", "repeats")
-    shp = input._data.shape
-    if len(reps) < len(shp):
-        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
-                           "tensor")
-    if any(r < 0 for r in reps):
-        padded = (1,) * (len(reps) - len(shp)) + shp
-        sizes = [r * s for r, s in zip(reps, padded)]
-        raise RuntimeError(f"Trying to create tensor with negative dimension {next(s for s in sizes if s < 0)}: "
-                           f"{sizes}")
-    return RepeatBackward0.apply(input, reps=reps)
-
-
-def tile(input: Tensor, dims) -> Tensor:
-    """``repeat`` with ``dims`` padded by leading ones to ``input.dim()`` (``torch.tile``)."""
-    dims = _ints((dims,), "tile", "dims")
-    return repeat(input, (1,) * (input._data.ndim - len(dims)) + dims)
-
-
-class IndexSelectBackward0(Op):
-    """repeat_interleave with per-index counts: np.repeat forward, segment sums backward."""
-
-    def forward(self, a, reps, dim):
-        self.shape, self.reps, self.dim = a.shape, reps, dim
-        return np.repeat(a, reps, axis=dim)
-
-    def backward(self, g):
-        out = np.zeros(self.shape, g.dtype)
-        nz = self.reps > 0
-        if g.shape[self.dim]:
-            starts = np.cumsum(self.reps)[nz] - self.reps[nz]
-            idx = (slice(None),) * self.dim + (nz,)
-            out[idx] = np.add.reduceat(g, starts, axis=self.dim)
-        return out
-
-
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Tensor:
-    """Repeat each element ``repeats`` times along ``dim`` (flattened when ``dim`` is None).
-
-    ``repeats`` is an int or a 0-d/1-d int tensor (one count per index). With only a tensor
-    argument, returns ``arange(n)`` repeated by it (``torch.repeat_interleave(repeats)``).
-    RuntimeError for negative counts or a count tensor of the wrong length.
-    """
-    if repeats is None:
-        r = input._data
-        return _make(np.repeat(np.arange(r.shape[0], dtype=np.int64), r))
-    if dim is None:
-        input, dim = flatten(input), 0
-    d = wrap_dim(dim, input._data.ndim)
-    n = input._data.shape[d]
-    if isinstance(repeats, Tensor):
-        r = repeats._data
-        if r.ndim > 1:
-            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-        if r.size != 1 and r.size != n:
-            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
-                               f"repeats.size(0) = {r.size} and input.size({d}) = {n}")
-        if (r < 0).any():
-            raise RuntimeError("repeats can not be negative")
-        return IndexSelectBackward0.apply(input, reps=np.broadcast_to(r.astype(np.int64).reshape(-1), (n,)), dim=d)
-    if repeats < 0:
-        raise RuntimeError("Repeats must be non-negative")
-    # PyTorch's graph: unsqueeze -> expand -> clone -> view
-    shp = input._data.shape
-    e = expand(unsqueeze(input, d + 1), shp[:d + 1] + (repeats,) + shp[d + 1:])
-    return view(contiguous(e), shp[:d] + (n * repeats,) + shp[d + 1:])
-
-
-# ------------------------------------------------------------------------------------------------
-# split / chunk / unbind / narrow / select
-# ------------------------------------------------------------------------------------------------
-class SplitBackward0(Op):
-    _view = True
-
-    def forward(self, a, bounds, dim):
-        self.dim = dim
-        edges = [0, *bounds, a.shape[dim]]  # np.split's pieces, by direct slicing (np.split is slow)
-        lead = (slice(None),) * dim
-        return tuple(a[lead + (slice(lo, hi),)] for lo, hi in zip(edges[:-1], edges[1:]))
-
-    def backward(self, *grads):
-        return np.concatenate(grads, axis=self.dim)
-
-
-class SplitWithSizesBackward0(SplitBackward0):
-    pass
-
-
-def split(tensor: Tensor, split_size_or_sections, dim=0):
-    """Views of consecutive pieces along ``dim`` (``torch.split``): of size ``split_size`` each (the
-    last may be smaller) or of the listed sizes. RuntimeError when the sizes do not fit."""
-    if tensor._data.ndim == 0:
-        raise RuntimeError("split expects at least a 1-dimensional tensor")
-    d = wrap_dim(dim, tensor._data.ndim)
-    n = tensor._data.shape[d]
-    if isinstance(split_size_or_sections, (tuple, list)):
-        sizes = _ints((split_size_or_sections,), "split", "split_size")
-        if sum(sizes) != n or any(s < 0 for s in sizes):
-            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
-                               f"dimension {d}), but got split_sizes={list(sizes)}")
-        return SplitWithSizesBackward0.apply(tensor, bounds=list(np.cumsum(sizes)[:-1]), dim=d)
-    size = operator.index(split_size_or_sections)
-    if size < 0:
-        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
-    if size == 0:
-        if n:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
-        return SplitBackward0.apply(tensor, bounds=[], dim=d)
-    return SplitBackward0.apply(tensor, bounds=list(range(size, n, size)), dim=d)
-
-
-def chunk(input: Tensor, chunks, dim=0):
-    """Split into ``chunks`` views of size ``ceil(n / chunks)`` (fewer if they run out) (``torch.chunk``)."""
-    if input._data.ndim == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = wrap_dim(dim, input._data.ndim)
-    n = input._data.shape[d]
-    if n == 0:
-        return split(input, [0] * chunks, d)
-    return split(input, -(-n // chunks), d)
-
-
-def tensor_split(input: Tensor, indices_or_sections, dim=0):
-    """Views split into ``sections`` near-equal parts or at the given ``indices`` (``torch.tensor_split``)."""
-    if input._data.ndim == 0:
-        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
-    d = wrap_dim(dim, input._data.ndim)
-    n = input._data.shape[d]
-    ios = indices_or_sections
-    if isinstance(ios, Tensor):
-        ios = ios._data.item() if ios._data.ndim == 0 else ios._data.tolist()
-    if isinstance(ios, (tuple, list)):
-        bounds = [min(max(i if i >= 0 else i + n, 0), n) for i in _ints((ios,), "tensor_split", "indices")]
-    else:
-        if ios <= 0:
-            raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
-        q, r = divmod(n, ios)
-        bounds = list(np.cumsum([q + 1] * r + [q] * (ios - r))[:-1])
-    starts = [0] + bounds
-    stops = bounds + [n]
-    return tuple(SliceBackward0.apply(input, dim=d, start=int(a), stop=int(max(a, b)))
-                 for a, b in zip(starts, stops))
-
-
-class UnbindBackward0(Op):
-    _view = True
-
-    def forward(self, a, dim):
-        self.dim = dim
-        m = np.moveaxis(a, dim, 0)
-        return tuple(m[i, ...] for i in range(m.shape[0]))
-
-    def backward(self, *grads):
-        return np.stack(grads, axis=self.dim)
-
-
-def unbind(input: Tensor, dim=0):
-    """A tuple of views, one per index along ``dim``, each without that dim (``torch.unbind``)."""
-    if input._data.ndim == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    return UnbindBackward0.apply(input, dim=wrap_dim(dim, input._data.ndim))
-
-
-class SliceBackward0(Op):
-    _view = True
-
-    def forward(self, a, dim, start, stop):
-        self.shape = a.shape
-        self.idx = (slice(None),) * dim + (slice(start, stop),)
-        return a[self.idx]
-
-    def backward(self, g):
-        out = np.zeros(self.shape, g.dtype)
-        out[self.idx] = g
-        return out
-
-
-def narrow(input: Tensor, dim, start, length) -> Tensor:
-    """The view of ``length`` indices from ``start`` along ``dim`` (``torch.narrow``).
-
-    ``start`` may be negative or a 0-d tensor. RuntimeError for a 0-d input, negative length or a
-    range past the end; IndexError for a start out of range.
-    """
-    if input._data.ndim == 0:
-        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    if length < 0:
-        raise RuntimeError("narrow(): length must be non-negative.")
-    d = wrap_dim(dim, input._data.ndim)
-    n = input._data.shape[d]
-    start = operator.index(start)
-    if not -n <= start <= n:
-        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
-    if start < 0:
-        start += n
-    if start + length > n:
-        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
-    return SliceBackward0.apply(input, dim=d, start=start, stop=start + length)
-
-
-class SelectBackward0(Op):
-    _view = True
-
-    def forward(self, a, dim, index):
-        self.shape = a.shape
-        self.idx = (slice(None),) * dim + (index, Ellipsis)  # Ellipsis keeps 0-d results as views
-        return a[self.idx]
-
-    def backward(self, g):
-        out = np.zeros(self.shape, g.dtype)
-        out[self.idx] = g
-        return out
-
-
-def select(input: Tensor, dim, index) -> Tensor:
-    """The view at ``index`` along ``dim``, without that dim (``torch.select``); IndexError if out of range."""
-    shp = input._data.shape
-    if not shp:
-        raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(dim, len(shp))
-    index = operator.index(index)
-    if not -shp[d] <= index < shp[d]:
-        raise IndexError(f"select(): index {index} out of range for tensor of size {list(shp)} at dimension {d}")
-    return SelectBackward0.apply(input, dim=d, index=index % shp[d])
-
-
 # ------------------------------------------------------------------------------------------------
 # copies
 # ------------------------------------------------------------------------------------------------
@@ -835,12 +558,3 @@ def permute_method(self: Tensor, *dims, **kw) -> Tensor:
 
 def expand_method(self: Tensor, *sizes, **kw) -> Tensor:
     return expand(self, _ints(sizes or (kw["size"],), "expand"))
-
-
-def repeat_method(self: Tensor, *sizes, **kw) -> Tensor:
-    return repeat(self, _ints(sizes or (kw["repeats"],), "repeat", "repeats"))
-
-
-def tile_method(self: Tensor, *dims, **kw) -> Tensor:
-    return tile(self, _ints(dims or (kw["dims"],), "tile", "dims"))
-

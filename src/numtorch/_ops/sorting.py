@@ -12,7 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make, _wrap_dim
 from ..autograd.function import Op
-from . import pointwise as P
+from ._out import _out
 
 __all__ = """nonzero argwhere topk sort argsort msort kthvalue unique unique_consecutive bincount searchsorted
 bucketize""".split()
@@ -37,7 +37,7 @@ def nonzero(input: Tensor, *, out=None, as_tuple=False):
     a = input._data
     if as_tuple:
         return tuple(_make(i.astype(np.int64, copy=False)) for i in np.nonzero(np.atleast_1d(a)))
-    return P._out(_make(np.argwhere(a).astype(np.int64, copy=False)), out)
+    return _out(_make(np.argwhere(a).astype(np.int64, copy=False)), out)
 
 
 def argwhere(input: Tensor) -> Tensor:
@@ -208,7 +208,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32=False, right=False
     sd = "right" if right else "left"
     dt = np.int32 if out_int32 else np.int64
     if seq.ndim <= 1:
-        return P._out(_make(np.asarray(np.searchsorted(seq, v, side=sd, sorter=srt), dt)), out)
+        return _out(_make(np.asarray(np.searchsorted(seq, v, side=sd, sorter=srt), dt)), out)
     if seq.shape[:-1] != v.shape[:-1] or v.ndim != seq.ndim:
         raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
                            f"dimensions of boundaries tensor and input value tensor must match, but we got "
@@ -224,7 +224,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32=False, right=False
     ks = (ranks[:s2.size].reshape(s2.shape) + span).ravel()
     kv = ranks[s2.size:].reshape(v2.shape) + span
     pos = np.searchsorted(ks, kv, side=sd) - m * np.arange(s2.shape[0])[:, None]
-    return P._out(_make(pos.reshape(v.shape).astype(dt)), out)
+    return _out(_make(pos.reshape(v.shape).astype(dt)), out)
 
 
 def bucketize(input, boundaries: Tensor, *, out_int32=False, right=False, out=None) -> Tensor:

@@ -19,7 +19,9 @@ from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ._util import prep2, unbroadcast
 from .creation import full_like
-from .pointwise import _bshape, _out, cast, clamp, div, inplace, log, sub, where
+from .pointwise import _bshape, _out, cast, div, sub, where
+from .unary import clamp, log
+from ._inplace import inplace
 
 
 # top-level ``torch.*`` names; the ``torch.special``-only kernels below are re-exported by ``numtorch.special``

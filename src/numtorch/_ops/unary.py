@@ -1,26 +1,31 @@
-"""Unary elementwise math: exp/log family, roots, trigonometric and hyperbolic functions, tanh/sigmoid/
-relu, erf, sign and rounding, clamp (mirrors the matching ``torch.*`` functions).
+"""Unary elementwise math: exp/log family, roots, trigonometric and hyperbolic functions (and their
+inverses), tanh/sigmoid/relu, erf, sign/sgn/angle, rounding, clamp, degree/radian conversion and
+frexp (mirrors the matching ``torch.*`` functions).
 
 Each differentiable op is an ``Op`` that saves what its backward needs (the input, or the output
 when the derivative is cheapest from it: exp, tanh, sigmoid, sqrt). Integer inputs promote to the
-default float dtype where PyTorch's do. Re-exported by ``pointwise.py``, so ``pointwise.exp`` is
-``unary.exp``; binary arithmetic, comparisons and the in-place machinery stay there.
+default float dtype where PyTorch's do. Binary arithmetic is in ``pointwise.py``, comparisons and
+predicates in ``logic.py``.
 """
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import to_tensor, unbroadcast
-from .pointwise import _out, cast, div, mul
+from ._cast import cast
+from ._inplace import inplace_fn
+from ._out import _out
+from ._util import _cj, _const, _f32, _floating, _need_tensor, to_tensor, unbroadcast
 
 __all__ = """neg abs sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal square sin cos tan asin acos atan
 arcsin arccos arctan sinh cosh tanh sigmoid relu erf erfinv floor ceil trunc fix frac round clamp clip
-clamp_min clamp_max negative absolute""".split()
+clamp_min clamp_max negative absolute atanh asinh acosh arctanh arcsinh arccosh deg2rad rad2deg frexp sgn
+positive angle atanh_ asinh_ acosh_ arctanh_ arcsinh_ arccosh_ deg2rad_ rad2deg_""".split()
 
 # ------------------------------------------------------------------------------------------------
 # unary math
@@ -190,7 +195,7 @@ class ErfinvBackward0(Op):
     _saves = ("out",)
 
     def forward(self, a):
-        from scipy.special import erfinv as _erfinv
+        from scipy.special import erfinv as _erfinv  # lazy: keeps `import numtorch` light
         self.saved = _erfinv(a).astype(a.dtype, copy=False)
         return self.saved
 
@@ -328,6 +333,14 @@ class RoundBackward0(_ZeroGrad):
     _f = staticmethod(np.round)
 
 
+class RoundBackward1(_ZeroGrad):
+    """``round(x, decimals=d)``: ``round(x * 10**d) / 10**d`` in ``x``'s dtype."""
+
+    def forward(self, a, decimals):
+        s = 10.0 ** decimals
+        return np.round(a * s) / s
+
+
 class FracBackward0(Op):
     def forward(self, a):
         return a - np.trunc(a)
@@ -446,8 +459,7 @@ frac = _same_dtype_unary(FracBackward0, "frac")
 def round(input, *, decimals=0, out=None):
     """Round half to even (``torch.round``); ``decimals`` as PyTorch."""
     if decimals:
-        s = 10.0 ** decimals
-        return _out(div(RoundBackward0.apply(mul(input, s)), s), out)
+        return _out(RoundBackward1.apply(_floating(input), decimals=decimals), out)
     if input._data.dtype.kind in "biu":
         return _out(input.clone(), out)
     return _out(RoundBackward0.apply(input), out)
@@ -482,3 +494,200 @@ def clamp_min(input, min):
 
 def clamp_max(input, max):
     return clamp(input, max=max)
+
+
+# ------------------------------------------------------------------------------------------------
+# inverse hyperbolic functions, degree/radian conversion, sgn, angle, positive
+# ------------------------------------------------------------------------------------------------
+class _UnaryIn(Op):
+    _saves = (0,)
+
+    def forward(self, a):
+        self.saved = a
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return _f32(self._f, a)
+
+
+class AtanhBackward0(_UnaryIn):
+    _f = staticmethod(np.arctanh)
+
+    def backward(self, g):
+        a = self.saved
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return g / _cj(1 - a * a)
+
+
+class AsinhBackward0(_UnaryIn):
+    _f = staticmethod(np.arcsinh)
+
+    def backward(self, g):
+        a = self.saved
+        return g / _cj(np.sqrt(a * a + 1))
+
+
+class AcoshBackward0(_UnaryIn):
+    _f = staticmethod(np.arccosh)
+
+    def backward(self, g):
+        a = self.saved
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return g / _cj(np.sqrt(a - 1) * np.sqrt(a + 1))  # branch-correct for complex
+
+
+class _Scale(Op):
+    """Multiplication by a fixed constant (``deg2rad``, ``rad2deg``)."""
+
+    def forward(self, a):
+        return a * _const(self._c, a)
+
+    def backward(self, g):
+        return g * _const(self._c, g)
+
+
+class Deg2RadBackward0(_Scale):
+    _c = math.pi / 180.0
+
+
+class Rad2DegBackward0(_Scale):
+    _c = 180.0 / math.pi
+
+
+class SgnBackward0(Op):
+    _saves = (0, "out")
+
+    def forward(self, a):
+        if a.dtype.kind == "b":
+            return a.copy()
+        if a.dtype.kind == "c":
+            m = np.abs(a)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out = np.where(m == 0, 0, a / m).astype(a.dtype)
+        else:
+            out = np.asarray(np.sign(a))
+            if a.dtype.kind in "fV":
+                out[out != out] = 0  # sgn(nan) is 0, as torch.sign
+        self.saved = (a, out)
+        return out
+
+    def backward(self, g):
+        a, s = self.saved
+        if a.dtype.kind != "c":
+            return np.zeros_like(g)
+        m = np.abs(a)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = (g - s * np.real(g * np.conj(s))) / m
+        return np.where(m == 0, 0, r).astype(g.dtype)
+
+
+class AngleBackward0(Op):
+    _saves = (0,)
+
+    def forward(self, a):
+        self.saved = a
+        if a.dtype.kind == "c":
+            return np.angle(a)
+        pi = _const(math.pi, a)
+        # -0.0 gives 0 (np.angle would give pi); nan stays nan
+        return np.where(a < 0, pi, np.where(a != a, a, _const(0.0, a))).astype(a.dtype)
+
+    def backward(self, g):
+        a = self.saved
+        if a.dtype.kind != "c":
+            return np.zeros_like(g)
+        m2 = np.real(a * np.conj(a))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = g * a / m2 * 1j
+        return np.where(m2 == 0, 0, r).astype(a.dtype)
+
+
+def _float_unary(op, name: str, complex_ok: bool = True):
+    def fn(input, *, out=None):
+        _need_tensor(input, name)
+        if not complex_ok and input._data.dtype.kind == "c":
+            raise RuntimeError(f"{name} is not supported for complex tensors.")
+        return _out(op.apply(_floating(input)), out)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"Elementwise ``torch.{name}`` (any shape); integer/bool inputs promote to the default float "
+                  f"dtype. Backward node ``{op.__name__}``. TypeError for a non-Tensor input.")
+    return fn
+
+
+atanh = arctanh = _float_unary(AtanhBackward0, "atanh")
+asinh = arcsinh = _float_unary(AsinhBackward0, "asinh")
+acosh = arccosh = _float_unary(AcoshBackward0, "acosh")
+deg2rad = _float_unary(Deg2RadBackward0, "deg2rad", complex_ok=False)
+rad2deg = _float_unary(Rad2DegBackward0, "rad2deg", complex_ok=False)
+
+
+def sgn(input, *, out=None):
+    """``torch.sgn``: ``x / |x|`` for complex (0 at 0), ``sign`` for real; keeps the input's dtype.
+    Backward node ``SgnBackward0`` (zero gradient for real inputs)."""
+    _need_tensor(input, "sgn")
+    return _out(SgnBackward0.apply(input), out)
+
+
+def angle(input, *, out=None):
+    """``torch.angle``: the argument of complex values (a real tensor); for real inputs pi where
+    negative, else 0 (nan stays nan); integers promote to the default float dtype."""
+    _need_tensor(input, "angle")
+    x = input if input._data.dtype.kind == "c" else _floating(input)
+    return _out(AngleBackward0.apply(x), out)
+
+
+def positive(input):
+    """``torch.positive``: returns ``input`` itself; RuntimeError for bool tensors."""
+    _need_tensor(input, "positive")
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+# ------------------------------------------------------------------------------------------------
+# frexp
+# ------------------------------------------------------------------------------------------------
+frexp_result = namedtuple("frexp", ["mantissa", "exponent"])
+frexp_result.__qualname__ = "return_types.frexp"
+
+
+class FrexpBackward0(Op):
+    _nondiff_outputs = (1,)
+
+    def forward(self, a):
+        m, e = _f32(np.frexp, a) if a.dtype.kind != "V" else np.frexp(a.astype(np.float32))
+        m = m.astype(a.dtype, copy=False)
+        e = np.asarray(e, np.int32)
+        self.e = e
+        return np.asarray(m), e
+
+    def backward(self, gm, ge):
+        return gm / np.exp2(self.e).astype(gm.dtype)
+
+
+def frexp(input, *, out=None):
+    """``torch.frexp``: ``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent``, mantissa in
+    ``[0.5, 1)`` (same dtype as input) and an int32 exponent. Float inputs only (RuntimeError otherwise);
+    ``out`` is a (mantissa, exponent) pair of matching dtypes. Gradient flows to the mantissa only."""
+    _need_tensor(input, "frexp")
+    if input._data.dtype.kind not in "fV":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    m, e = FrexpBackward0.apply(input)
+    if out is None:
+        return frexp_result(m, e)
+    om, oe = out
+    if om._data.dtype != input._data.dtype:
+        raise RuntimeError(f"torch.frexp() expects mantissa to have dtype {_dtype.from_np(input._data.dtype)._cpp_name} but got "
+                           f"{_dtype.from_np(om._data.dtype)._cpp_name}")
+    if oe._data.dtype != np.int32:
+        raise RuntimeError(f"torch.frexp() expects exponent to have int dtype but got {_dtype.from_np(oe._data.dtype)._cpp_name}")
+    _out(m, om)
+    _out(e, oe)
+    return frexp_result(om, oe)
+
+
+# ------------------------------------------------------------------------------------------------
+# torch-level in-place forms (torch.atanh_(x) etc.); Tensor methods are bound in _tensor_methods.py
+# ------------------------------------------------------------------------------------------------
+atanh_ = arctanh_ = inplace_fn(atanh, "atanh_")
+asinh_ = arcsinh_ = inplace_fn(asinh, "asinh_")
+acosh_ = arccosh_ = inplace_fn(acosh, "acosh_")
+deg2rad_, rad2deg_ = inplace_fn(deg2rad, "deg2rad_"), inplace_fn(rad2deg, "rad2deg_")

@@ -64,7 +64,7 @@ def _same(out: np.ndarray, like: np.ndarray) -> np.ndarray:
 # lgamma / digamma / xlogy are public ops now (numtorch._ops.special)
 from .._ops.special import digamma, lgamma, xlogy  # noqa: E402,F401
 from .._ops.linalg_legacy import cholesky_inverse  # noqa: E402,F401
-from .._ops.math_extra import atanh  # noqa: E402,F401
+from .._ops.unary import atanh  # noqa: E402,F401
 from .._ops.special import igamma as gammainc  # noqa: E402,F401
 
 

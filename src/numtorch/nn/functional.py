@@ -111,7 +111,7 @@ from .._ops import embedding as _E
 from .._ops import losses as _L
 from .._ops import nn_ops as _N
 from .._ops import norm_ops as _Nm
-from .._ops import pointwise as _P
+from .._ops import _cast, _inplace, pointwise as _P, unary as _U
 from .._ops._util import prep2 as _prep2
 from .._ops.losses import _reduction
 from .._tensor import Tensor, _make
@@ -121,7 +121,7 @@ from ..autograd.grad_mode import no_grad as _no_grad
 # ---- activations --------------------------------------------------------------------------------
 def _act(input, inplace, fn):
     """``fn(input)``, or written into ``input`` (autograd-aware) when ``inplace``."""
-    return _P.inplace(input, fn) if inplace else fn(input)
+    return _inplace.inplace(input, fn) if inplace else fn(input)
 
 
 def _floats(input, kernel):
@@ -140,7 +140,7 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """``max(x, 0)`` (``F.relu``); backward node ``ReluBackward0``."""
-    return _act(input, inplace, _P.relu)
+    return _act(input, inplace, _U.relu)
 
 
 def relu_(input: Tensor) -> Tensor:
@@ -285,12 +285,12 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def tanh(input: Tensor) -> Tensor:
     """``torch.tanh`` (``F.tanh``)."""
-    return _P.tanh(input)
+    return _U.tanh(input)
 
 
 def sigmoid(input: Tensor) -> Tensor:
     """``torch.sigmoid`` (``F.sigmoid``)."""
-    return _P.sigmoid(input)
+    return _U.sigmoid(input)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
@@ -335,8 +335,8 @@ def softmin(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor
     if dim is None:
         dim = _softmax_dim("softmin", input.dim(), _stacklevel)
     if dtype is not None:
-        input = _P.cast(input, dtype)
-    return _N.softmax(_P.neg(input), dim)
+        input = _cast.cast(input, dtype)
+    return _N.softmax(_U.neg(input), dim)
 
 
 def log_softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
@@ -409,7 +409,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, no
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding with a new last dim of size ``num_classes`` (``F.one_hot``)."""
-    from .._ops.indexing import one_hot as _one_hot
+    from .._ops.sorting import one_hot as _one_hot
     return _one_hot(tensor, num_classes)
 
 
@@ -458,7 +458,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
                            f"{_from_np(input._data.dtype)._aten_name}")
     from .._ops._util import wrap_dim
     res = _Nm.NormalizeBackward.apply(input, p=float(p), dim=wrap_dim(dim, input.dim()), eps=eps)
-    return res if out is None else _P.copy_(out, res)
+    return res if out is None else _inplace.copy_(out, res)
 
 
 # ---- dropout ------------------------------------------------------------------------------------
@@ -773,8 +773,8 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, ep
             raise ValueError("var is of incorrect size")
     if reduction not in _L.REDUCTIONS:
         raise ValueError(reduction + " is not valid")
-    var = _P.clamp(var, min=eps)
-    loss = _P.mul(_P.add(_P.log(var), _P.div(_P.square(_P.sub(input, target)), var)), 0.5)
+    var = _U.clamp(var, min=eps)
+    loss = _P.mul(_P.add(_U.log(var), _P.div(_U.square(_P.sub(input, target)), var)), 0.5)
     if full:
         loss = _P.add(loss, 0.5 * _math.log(2 * _math.pi))
     return _mean(loss) if reduction == "mean" else _sum(loss) if reduction == "sum" else loss
@@ -791,7 +791,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     reduction = _reduction(size_average, reduce, reduction)
     cos = _D.CosineSimilarityBackward.apply(input1, input2, dim=input1.dim() - 1, eps=1e-12)
     pos = _P.sub(1.0, cos)
-    neg = _P.clamp(_P.sub(cos, margin), min=0.0)
+    neg = _U.clamp(_P.sub(cos, margin), min=0.0)
     y, dt = target._data, cos._data.dtype
     loss = _P.add(_P.mul(pos, _make((y == 1).astype(dt))), _P.mul(neg, _make((y == -1).astype(dt))))
     return _reduce_t(loss, reduction)
@@ -823,7 +823,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     d_neg = _D.pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_neg = _P.minimum(d_neg, _D.pairwise_distance(positive, negative, p, eps))
-    loss = _P.clamp(_P.add(_P.sub(d_pos, d_neg), margin), min=0.0)
+    loss = _U.clamp(_P.add(_P.sub(d_pos, d_neg), margin), min=0.0)
     return _reduce_t(loss, reduction)
 
 

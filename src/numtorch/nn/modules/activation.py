@@ -11,7 +11,7 @@ import warnings
 
 from ..._dtype import bool as _bool
 from ..._ops.creation import empty, zeros, zeros_like
-from ..._ops.pointwise import sigmoid as _sigmoid, tanh as _tanh
+from ..._ops.unary import sigmoid as _sigmoid, tanh as _tanh
 from ..._ops.rearrange import cat
 from .. import functional as F
 from ..init import constant_, xavier_normal_, xavier_uniform_

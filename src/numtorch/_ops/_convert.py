@@ -1,0 +1,88 @@
+"""dtype/device conversion methods: ``to``, ``type``, ``type_as``, ``cpu``, ``cuda`` and the casters
+``float()``, ``double()``, ``long()``, ... (mirrors the ``torch.Tensor`` methods). Every dtype change
+goes through the differentiable ``cast``; ``_tensor_methods.py`` binds these as Tensor methods.
+"""
+from __future__ import annotations
+
+from .. import _dtype
+from .._device import check as _check_device
+from .._device import device as _Device
+from .._tensor import Tensor
+from ._cast import cast
+
+__all__ = ["to", "type_", "type_as", "cpu", "cuda"]
+
+
+def _parse_to(args, kwargs):
+    dtype = kwargs.get("dtype")
+    device = kwargs.get("device")
+    for a in args:
+        if isinstance(a, _dtype.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, (str, _Device, int)) and a is not None:
+            device = a
+        elif a is not None:
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+    return dtype, device
+
+
+def to(self: Tensor, *args, **kwargs) -> Tensor:
+    """``to(dtype)``, ``to(device)``, ``to(other)``, ``to(device, dtype)``: ``self`` if nothing changes.
+
+    RuntimeError for devices without a backend (``"cuda"``).
+    """
+    dtype, device = _parse_to(args, kwargs)
+    _check_device(device)
+    if dtype is None or self._data.dtype == dtype.np:
+        if kwargs.get("copy"):
+            return self.clone()
+        return self
+    return cast(self, dtype)
+
+
+def _caster(d, name):
+    def fn(self, memory_format=None):
+        return cast(self, d)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``self.to({d})`` (``torch.Tensor.{name}``)."
+    return fn
+
+
+float_ = _caster(_dtype.float32, "float")
+double = _caster(_dtype.float64, "double")
+half = _caster(_dtype.float16, "half")
+bfloat16 = _caster(_dtype.bfloat16, "bfloat16")
+long = _caster(_dtype.int64, "long")
+int_ = _caster(_dtype.int32, "int")
+short = _caster(_dtype.int16, "short")
+char = _caster(_dtype.int8, "char")
+byte = _caster(_dtype.uint8, "byte")
+bool_ = _caster(_dtype.bool, "bool")
+
+_BY_TENSOR_TYPE = {d._tensor_type: d for d in _dtype._ALL}  # "torch.FloatTensor" -> float32
+
+
+def type_(self: Tensor, dtype=None, non_blocking=False, **kwargs):
+    """``t.type()`` returns the type string (e.g. ``'torch.FloatTensor'``); ``t.type(dtype)`` casts.
+    ValueError for an unknown type string."""
+    if dtype is None:
+        return self.dtype._tensor_type
+    if isinstance(dtype, str):
+        if dtype not in _BY_TENSOR_TYPE:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = _BY_TENSOR_TYPE[dtype]
+    return cast(self, dtype)
+
+
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    return cast(self, other.dtype)
+
+
+def cpu(self: Tensor, memory_format=None) -> Tensor:
+    return self
+
+
+def cuda(self: Tensor, device=None, non_blocking=False, memory_format=None) -> Tensor:
+    _check_device("cuda")

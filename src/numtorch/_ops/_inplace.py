@@ -1,0 +1,170 @@
+"""In-place machinery: ``inplace`` (run an op out of place, store into ``self``, rebase history),
+``_store``, and the plain in-place writes ``copy_`` (``CopyBackwards``), ``fill_`` and ``zero_``.
+
+Op families register ufunc fast paths for their in-place methods in ``_FAST_INPLACE`` (``add_``:
+``np.add``), so ``self.add_(other)`` outside autograd is one ufunc writing into ``self``'s memory.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor, _make
+from ..autograd.function import Op, rebase_view
+from ..autograd.grad_mode import _State, no_grad
+from ._cast import _can_cast, cast
+from ._util import _bshape, bump, check_inplace, to_tensor, unbroadcast
+
+__all__ = ["inplace", "inplace_fn", "copy_", "fill_", "zero_"]
+
+# op function -> NumPy ufunc that computes it in place when nothing is recorded (filled by the families)
+_FAST_INPLACE = {}
+
+
+def inplace(self: Tensor, result_fn, *args, **kwargs) -> Tensor:
+    """Run ``result_fn(self, *args)`` out of place and write the result into ``self``'s storage.
+
+    Keeps views aliased (the write goes through the shared ndarray) and bumps the version counter.
+    Under autograd, the op is recorded on a copy of ``self``'s old value and ``self`` becomes its
+    output, as PyTorch rebases history; when ``self`` is a view, its base's history is rebased
+    too (``CopySlices``), so gradients reach both the written region and the rest of the base.
+    RuntimeError for a leaf (or a view of a leaf) that requires grad, and for a result dtype that
+    cannot be cast to ``self``'s (e.g. float into an int tensor).
+    """
+    if len(args) == 1 and not kwargs and result_fn in _FAST_INPLACE and _fast_inplace(self, result_fn, args[0]):
+        return self
+    check_inplace(self)
+    base = self._base
+    if base is not None and base._rg and base.grad_fn is None and _State.enabled:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    track = _State.enabled and (self._rg or any(isinstance(a, Tensor) and a._rg for a in args))
+    if not track:
+        with no_grad():
+            res = result_fn(self, *args, **kwargs)
+        _store(self, res)
+        return self
+    src = _make(self._data.copy(), self._rg)
+    src.grad_fn, src._output_nr = self.grad_fn, self._output_nr
+    res = result_fn(src, *args, **kwargs)
+    _store(self, res)
+    if res._rg:
+        self.grad_fn, self._output_nr, self._rg = res.grad_fn, res._output_nr, True
+        if base is not None:
+            rebase_view(self, res)
+    return self
+
+
+def inplace_fn(fn, name: str):
+    """The in-place form ``name`` of op ``fn`` (``atanh_``, ``scatter_``): ``inplace(input, fn, ...)``,
+    as a Tensor method or a ``torch.*`` function."""
+    def f(input, *args, **kwargs):
+        return inplace(input, fn, *args, **kwargs)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"In-place ``{fn.__name__}``: writes into ``input`` and returns it (``torch.Tensor.{name}``)."
+    return f
+
+
+def _fast_inplace(self, fn, other) -> bool:
+    """``self.add_(other)`` and friends outside autograd, as one ufunc writing into ``self``'s memory.
+
+    Taken only when nothing is recorded (grad mode off, or no operand requires grad), ``other`` is a
+    Python number or a tensor of ``self``'s dtype, and the result keeps ``self``'s dtype (no true
+    division of integers); returns False (nothing written) otherwise, and the general path runs
+    with its checks and messages.
+    """
+    if _State.enabled and (self._rg or isinstance(other, Tensor) and other._rg):
+        return False
+    d = self._data
+    k = d.dtype.kind
+    uf = _FAST_INPLACE[fn]
+    ts = type(other)
+    if ts is float or ts is int:
+        if not (k in "fc" or (ts is int and k in "iu" and uf is not np.true_divide)):
+            return False
+    elif isinstance(other, Tensor):
+        if other._data.dtype != d.dtype or k not in "fciu" or (k in "iu" and uf is np.true_divide):
+            return False
+        other = other._data
+    else:
+        return False
+    try:
+        uf(d, other, out=d)
+    except ValueError:  # shapes that do not broadcast into self: the general path raises PyTorch's error
+        return False
+    self._vc[0] += 1
+    return True
+
+
+def _store(self, res):
+    if not self._data.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    if not _can_cast(res._data.dtype, self._data.dtype):
+        raise RuntimeError(f"result type {res.dtype._aten_name} can't be cast to the desired output "
+                           f"type {self.dtype._aten_name}")
+    if res._data.shape != self._data.shape:
+        try:
+            np.broadcast_to(res._data, self._data.shape)
+        except ValueError:
+            raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                               f"{list(res._data.shape)}") from None
+    np.copyto(self._data, res._data, casting="unsafe")
+    bump(self)
+
+
+class CopyBackwards(Op):
+    """``self.copy_(src)`` under autograd: the value is ``src`` broadcast and cast to ``self``'s dtype;
+    the gradient goes to ``src`` (summed over broadcast axes, in ``src``'s dtype), zero to the old ``self``."""
+
+    def name(self):
+        return "torch::autograd::CopyBackwards"  # PyTorch's name for this manually written node
+
+    def forward(self, s, x):
+        self.sx, self.src = x.shape, x.dtype
+        try:
+            shape = np.broadcast_shapes(s.shape, x.shape)
+        except ValueError:
+            _bshape(s, x)
+            raise
+        return np.broadcast_to(x, shape).astype(s.dtype)
+
+    def backward(self, g):
+        gs = np.zeros_like(g) if self._edges[0] is not None else None
+        gx = None
+        if self._edges[1] is not None:
+            gx = unbroadcast(g, self.sx)
+            if gx.dtype.kind == "c" and self.src.kind != "c":
+                gx = gx.real  # complex self, real src: the real part
+            gx = gx.astype(self.src, copy=False)
+        return gs, gx
+
+
+def copy_(self: Tensor, src, non_blocking=False) -> Tensor:
+    """Copy ``src`` (broadcast, cast) into ``self`` in place (``Tensor.copy_``); differentiable w.r.t. src
+    (backward node ``CopyBackwards``)."""
+    src = to_tensor(src)
+    return inplace(self, _copy_result, src)
+
+
+def _copy_result(s, x):
+    if (s._rg or x._rg) and _State.enabled:
+        return CopyBackwards.apply(s, x)
+    return cast(x, s.dtype)
+
+
+def zero_(self: Tensor) -> Tensor:
+    check_inplace(self)
+    self._data[...] = 0
+    bump(self)
+    return self
+
+
+def fill_(self: Tensor, value) -> Tensor:
+    check_inplace(self)
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        value = value.item()
+    self._data[...] = value
+    bump(self)
+    return self

@@ -1,0 +1,138 @@
+"""Comparisons and logic: ``eq``/``ne``/``lt``/..., ``logical_*``, ``bitwise_*``, the float predicates
+(``isnan``, ``isinf``, ``isfinite``, ``isposinf``, ``isneginf``, ``isreal``, ``signbit``) and
+``isclose``/``allclose``/``equal`` (mirrors the matching ``torch.*`` functions).
+
+Nothing here is differentiable: results are bool (or integer, for bitwise ops) tensors that never
+require grad. Operands broadcast and promote as in PyTorch's binary ops (``prep2``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor, _make
+from ._cast import _aten
+from ._out import _out
+from ._util import _need_tensor, _nondiff, prep2, to_tensor
+
+__all__ = """eq ne lt le gt ge greater greater_equal less less_equal not_equal logical_and logical_or logical_xor
+logical_not bitwise_and bitwise_or bitwise_xor bitwise_not isnan isinf isfinite isclose allclose equal
+signbit isreal isneginf isposinf""".split()
+
+
+# ------------------------------------------------------------------------------------------------
+# comparisons and logical ops
+# ------------------------------------------------------------------------------------------------
+def _cmp(fn, name):
+    def op(input, other, *, out=None):
+        return _out(_nondiff(fn, input, other), out)
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"Elementwise ``torch.{name}`` with broadcasting; returns a bool tensor."
+    return op
+
+
+eq, ne = _cmp(np.equal, "eq"), _cmp(np.not_equal, "ne")
+lt, le, gt, ge = _cmp(np.less, "lt"), _cmp(np.less_equal, "le"), _cmp(np.greater, "gt"), _cmp(np.greater_equal, "ge")
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+logical_and, logical_or, logical_xor = (_cmp(np.logical_and, "logical_and"), _cmp(np.logical_or, "logical_or"),
+                                        _cmp(np.logical_xor, "logical_xor"))
+
+
+def logical_not(input, *, out=None):
+    return _out(_make(np.logical_not(input._data)), out)
+
+
+# ------------------------------------------------------------------------------------------------
+# bitwise ops (integer and bool tensors only)
+# ------------------------------------------------------------------------------------------------
+def _bitwise(fn, name):
+    def op(input, other, *, out=None):
+        a, b = prep2(input, other)
+        x = a._data if isinstance(a, Tensor) else a
+        y = b._data if isinstance(b, Tensor) else b
+        if any(isinstance(v, (float, np.floating)) or (isinstance(v, np.ndarray) and v.dtype.kind in "fcV")
+               for v in (x, y)):
+            fl = next(v for v in (x, y) if np.result_type(v).kind in "fcV")
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_aten(np.result_type(fl))}'")
+        return _out(_make(np.asarray(fn(x, y))), out)
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+bitwise_and, bitwise_or, bitwise_xor = (_bitwise(np.bitwise_and, "bitwise_and"), _bitwise(np.bitwise_or, "bitwise_or"),
+                                        _bitwise(np.bitwise_xor, "bitwise_xor"))
+
+
+def bitwise_not(input, *, out=None):
+    if input._data.dtype.kind in "fcV":
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{_aten(input._data.dtype)}'")
+    return _out(_make(np.invert(input._data)), out)
+
+
+# ------------------------------------------------------------------------------------------------
+# float predicates
+# ------------------------------------------------------------------------------------------------
+def isnan(input):
+    return _make(np.isnan(input._data))
+
+
+def isinf(input):
+    return _make(np.isinf(input._data))
+
+
+def isfinite(input):
+    return _make(np.isfinite(input._data))
+
+
+def signbit(input, *, out=None):
+    """``torch.signbit``: True where the sign bit is set (including -0.0 and -nan); bool result.
+    NotImplementedError for complex input."""
+    _need_tensor(input, "signbit")
+    a = input._data
+    k = a.dtype.kind
+    if k == "c":
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
+    r = np.signbit(a.astype(np.float32) if k == "V" else a) if k in "fV" else (
+        a < 0 if k == "i" else np.zeros(a.shape, bool))
+    return _out(_make(np.asarray(r)), out)
+
+
+def _inf_pred(name: str, sign: float):
+    def fn(input, *, out=None):
+        _need_tensor(input, name)
+        a = input._data
+        if a.dtype.kind == "c":
+            raise RuntimeError(f"{name} does not support complex inputs.")
+        r = (a == sign) if a.dtype.kind in "fV" else np.zeros(a.shape, bool)
+        if out is not None and out._data.dtype != np.bool_:
+            raise RuntimeError(f"{name} does not support non-boolean outputs.")
+        return _out(_make(np.asarray(r)), out)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"``torch.{name}``: True where ``input`` is {'+' if sign > 0 else '-'}inf (bool result, "
+                  f"all False for integers). RuntimeError for complex input or a non-bool ``out``.")
+    return fn
+
+
+isposinf, isneginf = _inf_pred("isposinf", np.inf), _inf_pred("isneginf", -np.inf)
+
+
+def isreal(input):
+    """``torch.isreal``: True where the imaginary part is zero (always True for real dtypes)."""
+    _need_tensor(input, "isreal")
+    a = input._data
+    return _make(np.asarray(a.imag == 0) if a.dtype.kind == "c" else np.ones(a.shape, bool))
+
+
+# ------------------------------------------------------------------------------------------------
+# closeness and equality
+# ------------------------------------------------------------------------------------------------
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return _make(np.isclose(input._data, to_tensor(other)._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    return bool(np.allclose(input._data, to_tensor(other)._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(input, other) -> bool:
+    """True if both tensors have the same shape and elements (``torch.equal``)."""
+    return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))

@@ -1,0 +1,176 @@
+"""Splitting and slicing views: split/chunk/tensor_split, unbind, narrow and select (mirrors the
+matching ``torch.*`` functions). Each returns NumPy views of the input (``_view = True`` on its Op),
+sharing memory and version counter with it as in PyTorch; backwards pad or concatenate gradients.
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import Op
+from ._util import wrap_dim
+from .shape import _ints
+
+__all__ = ["split", "chunk", "tensor_split", "unbind", "narrow", "select"]
+
+
+# ------------------------------------------------------------------------------------------------
+# split / chunk / unbind / narrow / select
+# ------------------------------------------------------------------------------------------------
+class SplitBackward0(Op):
+    _view = True
+
+    def forward(self, a, bounds, dim):
+        self.dim = dim
+        edges = [0, *bounds, a.shape[dim]]  # np.split's pieces, by direct slicing (np.split is slow)
+        lead = (slice(None),) * dim
+        return tuple(a[lead + (slice(lo, hi),)] for lo, hi in zip(edges[:-1], edges[1:]))
+
+    def backward(self, *grads):
+        return np.concatenate(grads, axis=self.dim)
+
+
+class SplitWithSizesBackward0(SplitBackward0):
+    pass
+
+
+def split(tensor: Tensor, split_size_or_sections, dim=0):
+    """Views of consecutive pieces along ``dim`` (``torch.split``): of size ``split_size`` each (the
+    last may be smaller) or of the listed sizes. RuntimeError when the sizes do not fit."""
+    if tensor._data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = wrap_dim(dim, tensor._data.ndim)
+    n = tensor._data.shape[d]
+    if isinstance(split_size_or_sections, (tuple, list)):
+        sizes = _ints((split_size_or_sections,), "split", "split_size")
+        if sum(sizes) != n or any(s < 0 for s in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                               f"dimension {d}), but got split_sizes={list(sizes)}")
+        return SplitWithSizesBackward0.apply(tensor, bounds=list(np.cumsum(sizes)[:-1]), dim=d)
+    size = operator.index(split_size_or_sections)
+    if size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+    if size == 0:
+        if n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        return SplitBackward0.apply(tensor, bounds=[], dim=d)
+    return SplitBackward0.apply(tensor, bounds=list(range(size, n, size)), dim=d)
+
+
+def chunk(input: Tensor, chunks, dim=0):
+    """Split into ``chunks`` views of size ``ceil(n / chunks)`` (fewer if they run out) (``torch.chunk``)."""
+    if input._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    if n == 0:
+        return split(input, [0] * chunks, d)
+    return split(input, -(-n // chunks), d)
+
+
+def tensor_split(input: Tensor, indices_or_sections, dim=0):
+    """Views split into ``sections`` near-equal parts or at the given ``indices`` (``torch.tensor_split``)."""
+    if input._data.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    d = wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    ios = indices_or_sections
+    if isinstance(ios, Tensor):
+        ios = ios._data.item() if ios._data.ndim == 0 else ios._data.tolist()
+    if isinstance(ios, (tuple, list)):
+        bounds = [min(max(i if i >= 0 else i + n, 0), n) for i in _ints((ios,), "tensor_split", "indices")]
+    else:
+        if ios <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
+        q, r = divmod(n, ios)
+        bounds = list(np.cumsum([q + 1] * r + [q] * (ios - r))[:-1])
+    starts = [0] + bounds
+    stops = bounds + [n]
+    return tuple(SliceBackward0.apply(input, dim=d, start=int(a), stop=int(max(a, b)))
+                 for a, b in zip(starts, stops))
+
+
+class UnbindBackward0(Op):
+    _view = True
+
+    def forward(self, a, dim):
+        self.dim = dim
+        m = np.moveaxis(a, dim, 0)
+        return tuple(m[i, ...] for i in range(m.shape[0]))
+
+    def backward(self, *grads):
+        return np.stack(grads, axis=self.dim)
+
+
+def unbind(input: Tensor, dim=0):
+    """A tuple of views, one per index along ``dim``, each without that dim (``torch.unbind``)."""
+    if input._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    return UnbindBackward0.apply(input, dim=wrap_dim(dim, input._data.ndim))
+
+
+class SliceBackward0(Op):
+    _view = True
+
+    def forward(self, a, dim, start, stop):
+        self.shape = a.shape
+        self.idx = (slice(None),) * dim + (slice(start, stop),)
+        return a[self.idx]
+
+    def backward(self, g):
+        out = np.zeros(self.shape, g.dtype)
+        out[self.idx] = g
+        return out
+
+
+def narrow(input: Tensor, dim, start, length) -> Tensor:
+    """The view of ``length`` indices from ``start`` along ``dim`` (``torch.narrow``).
+
+    ``start`` may be negative or a 0-d tensor. RuntimeError for a 0-d input, negative length or a
+    range past the end; IndexError for a start out of range.
+    """
+    if input._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    start = operator.index(start)
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got {start})")
+    if start < 0:
+        start += n
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return SliceBackward0.apply(input, dim=d, start=start, stop=start + length)
+
+
+class SelectBackward0(Op):
+    _view = True
+
+    def forward(self, a, dim, index):
+        self.shape = a.shape
+        # Ellipsis keeps 0-d results as views
+        self.idx = (index, Ellipsis) if dim == 0 else (slice(None),) * dim + (index, Ellipsis)
+        return a[self.idx]
+
+    def backward(self, g):
+        out = np.zeros(self.shape, g.dtype)
+        out[self.idx] = g
+        return out
+
+
+def select(input: Tensor, dim, index) -> Tensor:
+    """The view at ``index`` along ``dim``, without that dim (``torch.select``); IndexError if out of range."""
+    shp = input._data.shape
+    if not shp:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, len(shp))
+    index = operator.index(index)
+    if not -shp[d] <= index < shp[d]:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(shp)} at dimension {d}")
+    return SelectBackward0.apply(input, dim=d, index=index % shp[d])
