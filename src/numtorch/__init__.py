@@ -51,20 +51,22 @@ from ._ops.combinatorics import *  # noqa: E402,F401,F403
 from ._ops.structured_matrices import *  # noqa: E402,F401,F403
 from ._ops.linalg_legacy import *  # noqa: E402,F401,F403
 from ._ops import _util as _ops_util  # noqa: E402
-import sys as _sys  # noqa: E402
-
-# torch.exp(ndarray) -> TypeError, as in PyTorch, for every op module loaded. pdist and channel_shuffle
-# check their own input and stay the very objects nn.functional exports (torch.pdist is F.pdist).
-_w = {}
-for _m in sorted(_n for _n in _sys.modules if _n.startswith(__name__ + "._ops.")):
-    _names = [n for n in getattr(_sys.modules[_m], "__all__", ()) if n not in ("pdist", "channel_shuffle")]
-    _ops_util.guard_tensor_input(globals(), _names, _w)
-del _m, _sys, _w, _names
 from . import autograd
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from .random import *  # noqa: F401,F403
 from . import random
+
+import sys as _sys  # noqa: E402
+
+# torch.exp(ndarray) -> TypeError, as in PyTorch, for every op module loaded and the random facade.
+# pdist and channel_shuffle check their own input and stay the very objects nn.functional exports
+# (torch.pdist is F.pdist).
+_w = {}
+for _m in sorted(_n for _n in _sys.modules if _n.startswith(__name__ + "._ops.") or _n == __name__ + ".random"):
+    _names = [n for n in getattr(_sys.modules[_m], "__all__", ()) if n not in ("pdist", "channel_shuffle")]
+    _ops_util.guard_tensor_input(globals(), _names, _w)
+del _m, _sys, _w, _names
 
 # PyTorch's dtype aliases
 float = float32  # noqa: A001
