@@ -48,6 +48,7 @@ for _m in (_p, _r, _l, _s, _st, _i, _c, _n, _no, _lo):
     _ops_util.guard_tensor_input(globals(), _m.__all__)  # torch.exp(ndarray) -> TypeError, as in PyTorch
 del _m, _c, _i, _l, _lo, _n, _no, _p, _r, _s, _st
 from . import autograd
+from .autograd import graph_backward as _graph_backward  # noqa: F401,E402  (create_graph=True)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from .random import *  # noqa: F401,F403
