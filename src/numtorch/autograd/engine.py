@@ -18,39 +18,68 @@ from .graph import Node, _edge
 __all__ = ["backward", "grad", "run_backward"]
 
 
-def _as_grad(t, g, i):
+def _as_grad(t, g, i, graph=False):
+    """The starting gradient for root ``t``: an ndarray, or a Tensor (keeping its graph) when ``graph``."""
     if g is None:
         if t._data.size != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
-        return np.ones(t._data.shape, t._data.dtype)
+        arr = np.ones(t._data.shape, t._data.dtype)
+        return _make(arr) if graph else arr
     arr = g._data if isinstance(g, Tensor) else np.asarray(g, t._data.dtype)
     if arr.shape != t._data.shape:
         raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(arr.shape)}) "
                            f"and output[{i}] has a shape of torch.Size({list(t._data.shape)}).")
+    if graph:
+        return g if isinstance(g, Tensor) else _make(arr)
     return arr
+
+
+def _wrap(g):
+    """A gradient as hooks see it: a Tensor (a graph gradient already is one)."""
+    return g if isinstance(g, Tensor) or g is None else _make(g)
+
+
+def _unwrap(r, like):
+    """A hook's returned Tensor in the engine's form: the Tensor itself in a graph backward, else its array."""
+    return r if isinstance(like, Tensor) or r is None else r._data
 
 
 def _run_tensor_hooks(hooks, g):
     for fn in list(hooks.values()):
-        r = fn(_make(g))
+        r = fn(_wrap(g))
         if r is not None:
-            r = r._data
-            if r.shape != g.shape or r.dtype != g.dtype:  # PyTorch's check on a tensor hook's result
+            ra, ga = r._data, getattr(g, "_data", g)
+            if ra.shape != ga.shape or ra.dtype != ga.dtype:  # PyTorch's check on a tensor hook's result
                 name = getattr(fn, "__name__", type(fn).__name__)
-                if r.shape != g.shape:
+                if ra.shape != ga.shape:
                     raise RuntimeError(f"hook '{name}' has changed the size of value")
                 raise RuntimeError(f"hook '{name}' has changed the type of value (was "
-                                   f"{from_np(g.dtype)._tensor_type} got {from_np(r.dtype)._tensor_type})")
-            g = r
+                                   f"{from_np(ga.dtype)._tensor_type} got {from_np(ra.dtype)._tensor_type})")
+            g = _unwrap(r, g)
     return g
 
 
-def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True):
-    """Backpropagate ``grads`` (ndarrays) from ``roots`` (Tensors).
+# Set by ``autograd/graph_backward.py`` (it needs the op library, which sits above the engine):
+# runs one node's backward on Tensors so that the gradients get a graph of their own.
+graph_runner = None
 
-    ``capture`` maps graph positions ``(node_or_leaf, output_nr)`` to slots whose gradients are
-    returned instead of (or as well as) accumulated; used by ``autograd.grad``.
+
+def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True, create_graph=False):
+    """Backpropagate ``grads`` from ``roots`` (Tensors).
+
+    ``grads`` are ndarrays for a first-order backward. With ``create_graph`` they are Tensors, every
+    node's backward runs on Tensors through ``graph_runner`` (so it records a graph) and leaves get
+    gradients that carry a ``grad_fn``. ``capture`` maps graph positions ``(node_or_leaf, output_nr)``
+    to slots whose gradients are returned instead of (or as well as) accumulated; used by ``autograd.grad``.
     """
+    if create_graph:
+        from .grad_mode import enable_grad
+        with enable_grad():  # a graph backward records what it computes, even under no_grad
+            return _run(roots, grads, retain_graph, capture, accumulate, graph_runner)
+    return _run(roots, grads, retain_graph, capture, accumulate, None)
+
+
+def _run(roots, grads, retain_graph, capture, accumulate, runner):
     buf = {}
     stack = []
     for t, g in zip(roots, grads):
@@ -96,13 +125,12 @@ def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True
             for nr in range(len(gl)):
                 if (n, nr) in capture:
                     captured[(n, nr)] = gl[nr]
-        gins = n._run_backward(gl)
+        gins = n._run_backward(gl) if runner is None else runner(n, gl)
         if "_post_hooks" in d:
             for fn in list(n._post_hooks.values()):
-                r = fn(tuple(_make(g) if g is not None else None for g in gins),
-                       tuple(_make(g) if g is not None else None for g in gl))
+                r = fn(tuple(_wrap(g) for g in gins), tuple(_wrap(g) for g in gl))
                 if r is not None:
-                    gins = tuple(x._data if x is not None else None for x in r)
+                    gins = tuple(_unwrap(x, x if runner else None) for x in r)
         del gl
         if not retain_graph:
             n._release()
@@ -161,9 +189,9 @@ def _pre_hooks(n, gl):
     ph = n.__dict__.get("_pre_hooks")
     if ph:
         for fn in list(ph.values()):
-            r = fn(tuple(_make(g) if g is not None else None for g in gl))
+            r = fn(tuple(_wrap(g) for g in gl))
             if r is not None:
-                gl = [x._data if x is not None else None for x in r]
+                gl = [_unwrap(x, g) for x, g in zip(r, gl)]
     rt = n.__dict__.get("_retained")
     if rt:
         for nr, ref in rt.items():
@@ -177,6 +205,13 @@ _STEAL_REFS = 3  # references to a stolen gradient: the caller's name, _accumula
 
 
 def _accumulate(t, g, steal=False):
+    if isinstance(g, Tensor):  # a gradient with a graph (create_graph=True): .grad keeps its grad_fn
+        if g._data.dtype != t._data.dtype:
+            g = g.to(t.dtype)
+        if g._data.shape != t._data.shape:
+            g = g.expand(t._data.shape)
+        t._grad = g if t._grad is None else t._grad + g
+        return
     if g.dtype != t._data.dtype:
         g = g.astype(t._data.dtype)
     if g.shape != t._data.shape:
@@ -207,9 +242,8 @@ def _tensors(x):
 
 
 def _roots(tensors, grad_tensors, create_graph):
-    """The roots of a backward pass and their initial gradients (ndarrays), checked as PyTorch does."""
-    if create_graph:
-        raise NotImplementedError("numtorch does not support create_graph=True (double backward) yet")
+    """The roots of a backward pass and their initial gradients, checked as PyTorch does: ndarrays, or
+    Tensors (a given gradient keeps its own graph) when ``create_graph``."""
     tensors = _tensors(tensors)
     if grad_tensors is None:
         grad_tensors = [None] * len(tensors)
@@ -218,7 +252,7 @@ def _roots(tensors, grad_tensors, create_graph):
     for i, t in enumerate(tensors):
         if not t._rg:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-    return tensors, [_as_grad(t, g, i) for i, (t, g) in enumerate(zip(tensors, grad_tensors))]
+    return tensors, [_as_grad(t, g, i, create_graph) for i, (t, g) in enumerate(zip(tensors, grad_tensors))]
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
@@ -229,17 +263,20 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     ``grad_tensors``, and when backpropagating a second time through freed saved tensors.
     """
     tensors, grads = _roots(tensors, grad_tensors if grad_tensors is not None else grad_variables, create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
     if inputs is not None:
         inputs = _tensors(inputs)
         if not inputs:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         capture = {_edge(t): t for t in inputs}
-        got = run_backward(tensors, grads, bool(retain_graph), capture, accumulate=False)
+        got = run_backward(tensors, grads, bool(retain_graph), capture, accumulate=False,
+                           create_graph=create_graph)
         for k, t in capture.items():
             if k in got:
                 _accumulate(t, got[k])
         return
-    run_backward(tensors, grads, bool(retain_graph))
+    run_backward(tensors, grads, bool(retain_graph), create_graph=create_graph)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -249,6 +286,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     Returns a tuple with one Tensor per input (``None`` for unused inputs when ``allow_unused``).
     RuntimeError when an input does not require grad or was not used and ``allow_unused`` is False.
     """
+    if is_grads_batched:
+        raise NotImplementedError("numtorch: autograd.grad(is_grads_batched=True) needs vmap, which numtorch "
+                                  "does not have yet; loop over the batch of grad_outputs instead")
+    if retain_graph is None:
+        retain_graph = create_graph
     outputs, grads = _roots(outputs, grad_outputs, create_graph)
     inputs = _tensors(inputs)
     if allow_unused is None:
@@ -257,7 +299,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if not t._rg:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     capture = {_edge(t): t for t in inputs}
-    got = run_backward(outputs, grads, bool(retain_graph), capture, accumulate=False)
+    got = run_backward(outputs, grads, bool(retain_graph), capture, accumulate=False, create_graph=create_graph)
     result = []
     for i, t in enumerate(inputs):
         g = got.get(_edge(t))
@@ -266,6 +308,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
             result.append(_make(np.zeros(t._data.shape, t._data.dtype)) if materialize_grads else None)
+        elif isinstance(g, Tensor):  # create_graph: the gradient keeps its graph
+            result.append(g if g._data.dtype == t._data.dtype else g.to(t.dtype))
         else:
             if g.dtype != t._data.dtype:
                 g = g.astype(t._data.dtype)

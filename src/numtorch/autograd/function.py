@@ -114,7 +114,8 @@ class Op(Node):
             self._edges = [((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))  # _edge, inlined
                            if isinstance(a, Tensor) and a._rg else None for a in args]
             if cls._saves:
-                self._versions = [(a._vc, a._vc[0], a._data) for i in cls._save_in
+                # the input Tensors themselves: a graph backward (create_graph) differentiates through them
+                self._versions = [(a._vc, a._vc[0], a) for i in cls._save_in
                                   if isinstance(a := args[i], Tensor)]
                 if cls._save_out:
                     self._versions.append((t._vc, t._vc[0], out))
@@ -147,7 +148,7 @@ class Op(Node):
             self._n_out = len(outs)
             self._out_meta = [(o._data.shape, o._data.dtype) for o in ts]
             if cls._saves:
-                self._versions = [(a._vc, a._vc[0], a._data) for i in cls._save_in
+                self._versions = [(a._vc, a._vc[0], a) for i in cls._save_in
                                   if isinstance(a := args[i], Tensor)]
                 if _inference_made:
                     _check_not_inference(self._versions)
@@ -215,12 +216,18 @@ class _FunctionNode(FunctionCtx, Node):
         return self.saved_tensors
 
     def _run_backward(self, grads):
-        self._check_saved()
-        if self.materialize_grads:
-            grads = self._materialize(grads)
+        # first order: arrays in, arrays out; the user's backward runs on Tensors without recording
         gts = [_make(g) if g is not None else None for g in grads]
         with no_grad():
-            res = self._forward_cls.backward(self, *gts)
+            res = self._run_backward_tensors(gts)
+        return tuple(r._data if r is not None else None for r in res)
+
+    def _run_backward_tensors(self, grads):
+        """The user's ``backward`` on Tensor gradients; under grad mode it records a graph (create_graph)."""
+        self._check_saved()
+        if self.materialize_grads:
+            grads = [g if g is not None else _make(z) for g, z in zip(grads, self._materialize([None] * len(grads)))]
+        res = self._forward_cls.backward(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)
         n_in = len(self._edges)
@@ -239,7 +246,7 @@ class _FunctionNode(FunctionCtx, Node):
                 raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index "
                                    f"{len(out)} - got {list(r._data.shape)} but expected shape compatible "
                                    f"with {list(shape)}")
-            out.append(r._data)
+            out.append(r)
         return tuple(out)
 
 
@@ -329,8 +336,7 @@ class Function(metaclass=_FunctionMeta):
             saved = getattr(ctx, "_to_save", None)
             if saved is not None:
                 ctx.saved = saved
-                ctx._versions = [(t._vc, t._vc[0], t._data) for t in saved
-                                 if t is not None]
+                ctx._versions = [(t._vc, t._vc[0], t) for t in saved if t is not None]
                 _check_not_inference(ctx._versions)
         return wrapped[0] if single else tuple(wrapped)
 
@@ -407,6 +413,41 @@ def _refresh_view(t):
     t.grad_fn, t._output_nr, t._rg = out.grad_fn, 0, True
 
 
+class DelayedError(Op):
+    """Stands in for the backward of a backward that may run only once (``@once_differentiable``)."""
+
+    def forward(self, *grads):
+        return grads if len(grads) > 1 else grads[0]
+
+    def backward(self, *grads):
+        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+
+
 def once_differentiable(fn):
-    """Decorator for ``backward`` (mirrors ``torch.autograd.function.once_differentiable``)."""
-    return fn
+    """Decorator for ``backward`` (mirrors ``torch.autograd.function.once_differentiable``): the backward
+    runs without recording a graph; differentiating its result again raises PyTorch's RuntimeError."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outs = fn(ctx, *args)
+        if not _State.enabled:
+            return outs
+        # under create_graph: results that depend on a gradient or a saved tensor needing grad get a
+        # node that raises when it is reached
+        deps = [a for a in args if isinstance(a, Tensor) and a._rg]
+        deps += [t for t in (ctx.saved or ()) if isinstance(t, Tensor) and t._rg]
+        if not deps:
+            return outs
+        single = not isinstance(outs, tuple)
+        res = []
+        for o in ((outs,) if single else outs):
+            if isinstance(o, Tensor):
+                err = DelayedError.apply(*deps)
+                err = err[0] if isinstance(err, tuple) else err
+                o = _make(o._data, True)
+                o.grad_fn = err.grad_fn
+            res.append(o)
+        return res[0] if single else tuple(res)
+    return wrapper

@@ -73,8 +73,9 @@ class Node:
                 "they have already been freed). Saved intermediate values of the graph are freed when you call "
                 ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
                 "graph a second time or if you need to access saved tensors after calling backward.")
-        for vc, v, arr in self._versions:
+        for vc, v, saved in self._versions:
             if vc[0] != v:
+                arr = getattr(saved, "_data", saved)  # a saved input Tensor, or a saved output's array
                 shape, dt = arr.shape, arr.dtype
                 raise RuntimeError(
                     f"one of the variables needed for gradient computation has been modified by an inplace "
@@ -91,6 +92,8 @@ class Node:
         if self.saved is not None:
             self.saved = None
             self._freed = True
+        if self._versions:
+            self._versions = ()
 
 
 class AccumulateGrad:

@@ -1,0 +1,423 @@
+"""Differentiable backward passes: how ``create_graph=True`` works.
+
+Every built-in Op writes its backward formula once, on NumPy arrays (``autograd/function.py``). A
+first-order backward calls that formula on ndarrays, at NumPy speed. When a graph of the gradients
+is asked for (``backward(create_graph=True)``, ``autograd.grad(..., create_graph=True)``), the engine
+calls the *same* formula on ``GradArray`` boxes instead: objects that look like ndarrays to the
+formula (``shape``, ``dtype``, operators, ``x.sum(axis=...)``, ``np.exp(x)``, ``np.where(...)``) but
+compute every step with numtorch ops on Tensors, so each step records a node. The gradients that
+come out are Tensors with a ``grad_fn``, and can be differentiated again, to any order.
+
+This is the ArrayBox idea of HIPS autograd (and of JAX's tracers) applied to backward formulas: one
+formula per op, no second hand-written copy that could drift from the first.
+
+What a formula may use on a box is listed in the tables below; anything else raises
+``NotImplementedError`` naming the op, never a silently wrong gradient. The values an Op saved are
+boxed back into the Tensors they came from (saved inputs keep their graph; a saved output becomes a
+Tensor whose ``grad_fn`` is the node itself). A node that kept other floating-point arrays (values
+derived from its inputs, e.g. a normalised input) cannot know how they depend on the inputs, so its
+double backward raises unless its class lists them in ``_graph_constants`` (arrays that are constant
+with respect to the inputs) or recomputes them in ``_graph_prepare``.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._tensor import Tensor, _make
+from .._ops import pointwise as P, unary as U, reduction as R, shape as S, rearrange as RA
+from .._ops import indexing as I, linalg as L
+from . import engine
+from .function import Op, _FunctionNode
+
+__all__ = ["GradArray", "run_node"]
+
+
+def _t(x):
+    """A Tensor for a box, an array or a scalar (arrays and scalars are constants)."""
+    if isinstance(x, GradArray):
+        return x.t
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, np.ndarray):
+        return _make(x)
+    return x  # Python / NumPy scalars stay scalars: numtorch promotes them like NumPy does
+
+
+def _box(x):
+    if isinstance(x, Tensor):
+        return GradArray(x) if x._rg else x._data
+    return x
+
+
+def _axis_to_dim(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    return axis
+
+
+class GradArray:
+    """An ndarray look-alike wrapping a Tensor, so a NumPy backward formula records a graph."""
+
+    __slots__ = ("t",)
+    __array_priority__ = 2000  # above Tensor and ndarray: mixed operations come here
+
+    def __init__(self, t: Tensor):
+        self.t = t
+
+    # ----------------------------------------------------------------- ndarray metadata
+    shape = property(lambda self: self.t._data.shape)
+    dtype = property(lambda self: self.t._data.dtype)
+    ndim = property(lambda self: self.t._data.ndim)
+    size = property(lambda self: self.t._data.size)
+    itemsize = property(lambda self: self.t._data.itemsize)
+    T = property(lambda self: GradArray(self.t.permute(*range(self.ndim - 1, -1, -1))))
+    real = property(lambda self: GradArray(self.t.real) if self.t.is_complex() else self)
+    imag = property(lambda self: GradArray(self.t.imag))
+
+    def __len__(self):
+        return len(self.t)
+
+    def __repr__(self):
+        return f"GradArray({self.t!r})"
+
+    def __array__(self, dtype=None, copy=None):
+        # Turning a box into a plain array would silently cut the graph.
+        raise NotImplementedError("a backward formula turned a gradient into a plain array; its double "
+                                  "backward is not supported")
+
+    # ----------------------------------------------------------------- operators
+    def _bin(fn, swap=False):
+        def op(self, other):
+            if isinstance(other, (list, tuple)):
+                return NotImplemented
+            a, b = (_t(other), self.t) if swap else (self.t, _t(other))
+            return _box(fn(a, b))
+        return op
+
+    __add__, __radd__ = _bin(P.add), _bin(P.add, True)
+    __sub__, __rsub__ = _bin(P.sub), _bin(P.sub, True)
+    __mul__, __rmul__ = _bin(P.mul), _bin(P.mul, True)
+    __truediv__, __rtruediv__ = _bin(P.div), _bin(P.div, True)
+    __pow__, __rpow__ = _bin(P.pow), _bin(P.pow, True)
+    __matmul__, __rmatmul__ = _bin(L.matmul), _bin(L.matmul, True)
+    del _bin
+
+    def __neg__(self):
+        return GradArray(P.neg(self.t)) if hasattr(P, "neg") else GradArray(U.neg(self.t))
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _box(U.abs(self.t))
+
+    # comparisons give constants (masks), as they have no gradient
+    def _cmp(name):
+        def op(self, other):
+            o = other.t._data if isinstance(other, GradArray) else other
+            return getattr(self.t._data, name)(o)
+        return op
+
+    __lt__, __le__, __gt__, __ge__ = _cmp("__lt__"), _cmp("__le__"), _cmp("__gt__"), _cmp("__ge__")
+    __eq__, __ne__ = _cmp("__eq__"), _cmp("__ne__")
+    del _cmp
+    __hash__ = None
+
+    # ----------------------------------------------------------------- methods formulas use
+    def sum(self, axis=None, dtype=None, keepdims=False, out=None):
+        _no_out(out)
+        t = self.t if dtype is None else self.t.to(_dt(dtype))
+        if axis is None and not keepdims:
+            return _box(R.sum(t))
+        return _box(R.sum(t, dim=_axis_to_dim(axis, self.ndim), keepdim=keepdims))
+
+    def mean(self, axis=None, dtype=None, keepdims=False, out=None):
+        _no_out(out)
+        if axis is None and not keepdims:
+            return _box(R.mean(self.t))
+        return _box(R.mean(self.t, dim=_axis_to_dim(axis, self.ndim), keepdim=keepdims))
+
+    def reshape(self, *shape, order="C"):
+        if order != "C":
+            raise NotImplementedError("GradArray.reshape: only order='C'")
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return _box(S.reshape(self.t, shape))
+
+    def ravel(self):
+        return self.reshape(-1)
+
+    flatten = ravel
+
+    def transpose(self, *axes):
+        if not axes:
+            axes = tuple(range(self.ndim - 1, -1, -1))
+        elif len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        return _box(S.permute(self.t, axes))
+
+    def swapaxes(self, a, b):
+        return _box(S.transpose(self.t, a, b))
+
+    def squeeze(self, axis=None):
+        return _box(S.squeeze(self.t) if axis is None else S.squeeze(self.t, axis))
+
+    def astype(self, dtype, copy=True, **kw):
+        d = np.dtype(dtype)
+        if d == self.dtype:
+            return self
+        if d.kind not in "fcV":
+            return self.t._data.astype(d)  # an integer/bool cast has no gradient
+        return _box(self.t.to(_dt(d)))
+
+    def conj(self):
+        return _box(self.t.conj()) if self.t.is_complex() else self
+
+    conjugate = conj
+
+    def copy(self, order="C"):
+        return _box(S.clone(self.t))
+
+    def __getitem__(self, idx):
+        return _box(self.t[_index(idx)])
+
+    def __setitem__(self, idx, value):
+        # Formulas write into fresh gradient buffers; on a box that is a functional update.
+        out = S.clone(self.t)
+        out[_index(idx)] = _t(value) if isinstance(value, (GradArray, np.ndarray)) else value
+        self.t = out
+
+    # ----------------------------------------------------------------- NumPy protocols
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method != "__call__" or kwargs.get("out") is not None or "where" in kwargs:
+            return _unsupported(f"np.{ufunc.__name__}.{method}" if method != "__call__" else
+                                f"np.{ufunc.__name__}(out=/where=)")
+        if ufunc.__name__ in _CONSTANT_UFUNCS:  # comparisons, predicates: no gradient
+            return ufunc(*[x.t._data if isinstance(x, GradArray) else x for x in inputs], **kwargs)
+        fn = _UFUNCS.get(ufunc.__name__)
+        if fn is None:
+            return _unsupported(f"np.{ufunc.__name__}")
+        return _box(fn(*[_t(x) for x in inputs]))
+
+    def __array_function__(self, func, types, args, kwargs):
+        fn = _FUNCTIONS.get(func.__name__)
+        if fn is None:
+            return _unsupported(f"np.{func.__name__}")
+        return fn(*args, **kwargs)
+
+
+def _no_out(out):
+    if out is not None:
+        _unsupported("out= on a gradient")
+
+
+def _dt(np_dtype):
+    from .. import _dtype
+    return _dtype.from_np(np.dtype(np_dtype))
+
+
+def _index(idx):
+    if isinstance(idx, tuple):
+        return tuple(_t(i) if isinstance(i, GradArray) else i for i in idx)
+    return idx
+
+
+class _Unsupported(NotImplementedError):
+    pass
+
+
+def _unsupported(what):
+    raise _Unsupported(what)
+
+
+# ----------------------------------------------------------------------------------------------------
+# What a backward formula may call on boxes: NumPy ufuncs and functions mapped to numtorch ops
+# ----------------------------------------------------------------------------------------------------
+_CONSTANT_UFUNCS = {"greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "isnan",
+                    "isinf", "isfinite", "signbit", "logical_and", "logical_or", "logical_not", "logical_xor",
+                    "sign", "floor", "ceil", "trunc", "rint"}
+
+
+def _ufuncs():
+    u = {"add": P.add, "subtract": P.sub, "multiply": P.mul, "true_divide": P.div, "divide": P.div,
+         "power": P.pow, "float_power": P.pow, "maximum": P.maximum, "minimum": P.minimum,
+         "arctan2": P.atan2, "fmax": P.fmax, "fmin": P.fmin, "matmul": L.matmul}
+    for name, ours in (("negative", "neg"), ("absolute", "abs"), ("exp", "exp"), ("exp2", "exp2"),
+                       ("expm1", "expm1"), ("log", "log"), ("log2", "log2"), ("log10", "log10"),
+                       ("log1p", "log1p"), ("sqrt", "sqrt"), ("square", "square"), ("reciprocal", "reciprocal"),
+                       ("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("arcsin", "asin"), ("arccos", "acos"),
+                       ("arctan", "atan"), ("sinh", "sinh"), ("cosh", "cosh"), ("tanh", "tanh"),
+                       ("arcsinh", "asinh"), ("arccosh", "acosh"), ("arctanh", "atanh")):
+        mod = U if hasattr(U, ours) else P
+        if hasattr(mod, ours):
+            u[name] = getattr(mod, ours)
+    u["conjugate"] = u["conj"] = lambda x: x.conj() if x.is_complex() else x
+    return u
+
+
+_UFUNCS = _ufuncs()
+
+
+def _where(cond, x=None, y=None):
+    if x is None:
+        return np.where(cond.t._data if isinstance(cond, GradArray) else cond)
+    c = cond.t._data if isinstance(cond, GradArray) else np.asarray(cond)
+    return _box(P.where(_make(np.asarray(c, bool)), _t(x), _t(y)))
+
+
+def _zeros_like(a, dtype=None, **kw):
+    src = a.t._data if isinstance(a, GradArray) else a
+    return np.zeros_like(src, dtype=dtype)
+
+
+def _ones_like(a, dtype=None, **kw):
+    src = a.t._data if isinstance(a, GradArray) else a
+    return np.ones_like(src, dtype=dtype)
+
+
+def _sum(a, axis=None, dtype=None, keepdims=False, **kw):
+    return GradArray(_t(a)).sum(axis, dtype, keepdims) if not isinstance(a, GradArray) else a.sum(axis, dtype, keepdims)
+
+
+def _broadcast_to(a, shape, **kw):
+    return _box(S.broadcast_to(_t(a), tuple(shape)))
+
+
+def _expand_dims(a, axis):
+    t = _t(a)
+    for ax in sorted(axis if isinstance(axis, (tuple, list)) else (axis,)):
+        t = S.unsqueeze(t, ax)
+    return _box(t)
+
+
+def _concatenate(arrays, axis=0, **kw):
+    return _box(RA.cat([_t(x) for x in arrays], axis))
+
+
+def _stack(arrays, axis=0, **kw):
+    return _box(RA.stack([_t(x) for x in arrays], axis))
+
+
+def _einsum(eq, *ops, **kw):
+    return _box(L.einsum(eq, *[_t(x) for x in ops]))
+
+
+def _matmul(a, b, **kw):
+    return _box(L.matmul(_t(a), _t(b)))
+
+
+def _clip(a, lo=None, hi=None, **kw):
+    return _box(U.clamp(_t(a), lo, hi))
+
+
+def _take_along_axis(a, idx, axis):
+    return _box(I.gather(_t(a), axis, _make(np.asarray(idx))))
+
+
+def _moveaxis(a, src, dst):
+    return _box(S.movedim(_t(a), src, dst))
+
+
+_FUNCTIONS = {
+    "where": _where, "zeros_like": _zeros_like, "ones_like": _ones_like, "sum": _sum,
+    "broadcast_to": _broadcast_to, "expand_dims": _expand_dims, "concatenate": _concatenate,
+    "stack": _stack, "einsum": _einsum, "matmul": _matmul, "clip": _clip,
+    "take_along_axis": _take_along_axis, "moveaxis": _moveaxis,
+    "reshape": lambda a, shape, **kw: GradArray(_t(a)).reshape(shape),
+    "transpose": lambda a, axes=None: GradArray(_t(a)).transpose(*(axes or ())),
+    "swapaxes": lambda a, x, y: GradArray(_t(a)).swapaxes(x, y),
+    "squeeze": lambda a, axis=None: GradArray(_t(a)).squeeze(axis),
+    "mean": lambda a, axis=None, dtype=None, keepdims=False, **kw: GradArray(_t(a)).mean(axis, dtype, keepdims),
+    "conj": lambda a: a.conj(), "conjugate": lambda a: a.conj(),
+    "real": lambda a: a.real, "imag": lambda a: a.imag,
+    "shape": lambda a: a.shape, "ndim": lambda a: a.ndim, "size": lambda a: a.size,
+    "result_type": lambda *a: np.result_type(*[x.dtype if isinstance(x, GradArray) else x for x in a]),
+    "iscomplexobj": lambda a: a.dtype.kind == "c",
+    "isrealobj": lambda a: a.dtype.kind != "c",
+    "asarray": lambda a, dtype=None, **kw: a if dtype is None else a.astype(dtype),
+    "ascontiguousarray": lambda a, dtype=None, **kw: a if dtype is None else a.astype(dtype),
+}
+
+
+# ----------------------------------------------------------------------------------------------------
+# Running one node's backward on Tensors
+# ----------------------------------------------------------------------------------------------------
+def _not_supported(node, why):
+    return NotImplementedError(
+        f"numtorch: the derivative of {node.name()}'s backward (double backward, create_graph=True) is not "
+        f"implemented: {why}")
+
+
+def _boxed_copy(node):
+    """A shallow copy of ``node`` whose saved arrays are boxes over the Tensors they came from."""
+    sub = {}
+    for vc, _, saved in node._versions:
+        if isinstance(saved, Tensor):
+            sub[id(saved._data)] = saved
+        else:  # a saved output: a Tensor whose grad_fn is the node itself
+            out = _make(saved, True)
+            out.grad_fn, out._vc = node, vc
+            sub[id(saved)] = out
+    consts = getattr(type(node), "_graph_constants", ())
+
+    def conv(name, v):
+        if isinstance(v, np.ndarray):
+            t = sub.get(id(v))
+            if t is not None:
+                return GradArray(t) if t._rg else v
+            if v.dtype.kind in "fcV" and name not in consts and v.ndim:
+                raise _not_supported(node, f"it saved an intermediate array ({name}) that depends on its inputs")
+            return v
+        if type(v) in (tuple, list):
+            return type(v)(conv(name, x) for x in v)
+        return v
+
+    clone = object.__new__(type(node))
+    clone.__dict__.update({k: conv(k, v) for k, v in node.__dict__.items()
+                           if k not in ("_edges", "_versions")})
+    clone._edges = node._edges
+    return clone
+
+
+def _run_op(node, grads):
+    if node._versions or node._freed:
+        node._check_saved()
+    if node._n_out > 1:
+        grads = [g if g is not None else _make(z) for g, z in zip(grads, node._materialize([None] * len(grads)))]
+    prepare = getattr(node, "_graph_prepare", None)
+    clone = _boxed_copy(node) if prepare is None else prepare()
+    try:
+        out = clone.backward(*[GradArray(g) if g._rg else g._data for g in grads])
+    except _Unsupported as e:
+        raise _not_supported(node, f"its formula uses {e} on a gradient") from None
+    out = out if type(out) is tuple else (out,)
+    res = []
+    for g, e in zip(out, node._edges):
+        if g is None or e is None:
+            res.append(None)
+        elif isinstance(g, GradArray):
+            res.append(g.t)
+        elif isinstance(g, Tensor):
+            res.append(g)
+        else:
+            res.append(_make(np.asarray(g)))
+    return tuple(res)
+
+
+def _run_function(node, grads):
+    """A custom ``autograd.Function``: its backward runs with grad mode on, on the saved Tensors."""
+    return node._run_backward_tensors(grads)
+
+
+def run_node(node, grads):
+    """One node's backward on Tensor gradients, recording a graph (``create_graph=True``)."""
+    if isinstance(node, Op):
+        return _run_op(node, grads)
+    if isinstance(node, _FunctionNode):
+        return _run_function(node, grads)
+    raise _not_supported(node, "this node type has no differentiable backward")
+
+
+engine.graph_runner = run_node
