@@ -4,11 +4,11 @@ from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
-from .gradcheck import GradcheckError, gradcheck
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 
 __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
-           "inference_mode", "is_grad_enabled", "gradcheck", "GradcheckError", "once_differentiable",
+           "inference_mode", "is_grad_enabled", "gradcheck", "gradgradcheck", "GradcheckError", "once_differentiable",
            "detect_anomaly", "set_detect_anomaly"]
 
 

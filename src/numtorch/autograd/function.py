@@ -44,7 +44,7 @@ def _mark_inference(t):
 def _check_not_inference(versions):
     """RuntimeError, in PyTorch's words, if a tensor being saved for backward is an inference tensor;
     ``versions``: the ``(version_counter, version, array)`` entries a node saves."""
-    for vc, _, _ in versions:
+    for vc, *_ in versions:
         if type(vc) is _InferenceVersion:
             raise RuntimeError("Inference tensors cannot be saved for backward. Please do not use Tensors created "
                                "in inference mode in computation tracked by autograd. To work around this, you can "
@@ -115,7 +115,7 @@ class Op(Node):
                            if isinstance(a, Tensor) and a._rg else None for a in args]
             if cls._saves:
                 # the input Tensors themselves: a graph backward (create_graph) differentiates through them
-                self._versions = [(a._vc, a._vc[0], a) for i in cls._save_in
+                self._versions = [(a._vc, a._vc[0], a, i) for i in cls._save_in
                                   if isinstance(a := args[i], Tensor)]
                 if cls._save_out:
                     self._versions.append((t._vc, t._vc[0], out))
@@ -148,7 +148,7 @@ class Op(Node):
             self._n_out = len(outs)
             self._out_meta = [(o._data.shape, o._data.dtype) for o in ts]
             if cls._saves:
-                self._versions = [(a._vc, a._vc[0], a) for i in cls._save_in
+                self._versions = [(a._vc, a._vc[0], a, i) for i in cls._save_in
                                   if isinstance(a := args[i], Tensor)]
                 if _inference_made:
                     _check_not_inference(self._versions)

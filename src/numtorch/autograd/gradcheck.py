@@ -5,9 +5,9 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from .engine import grad as _grad
-from .grad_mode import no_grad
+from .grad_mode import enable_grad, no_grad
 
-__all__ = ["gradcheck", "GradcheckError"]
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
 class GradcheckError(RuntimeError):
@@ -19,9 +19,19 @@ def _outputs(fn, inputs):
     return [o for o in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(o, Tensor)]
 
 
+def _unsupported_flags(**flags):
+    """A check numtorch cannot run raises rather than passing silently."""
+    for name, (value, why) in flags.items():
+        if value:
+            raise NotImplementedError(f"gradcheck: {name}=True is not supported by numtorch: {why}")
+
+
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
-              check_undefined_grad=True, fast_mode=False, **_ignored) -> bool:
-    """Compare autograd's gradients of ``func(*inputs)`` with central differences.
+              check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+              check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
+              fast_mode=False, masked=None) -> bool:
+    """Compare autograd's gradients of ``func(*inputs)`` with central differences
+    (``torch.autograd.gradcheck``).
 
     Every input Tensor with ``requires_grad=True`` should be float64 (float32 differences are too
     noisy; a warning-free check needs double precision). For each output element the analytical
@@ -29,8 +39,18 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     elementwise: ``|a - n| <= atol + rtol * |n|``.
 
     Returns True, or raises GradcheckError naming the input, output and the two Jacobians
-    (returns False instead when ``raise_exception=False``).
+    (returns False instead when ``raise_exception=False``). ``check_grad_dtypes`` also checks that each
+    gradient has its input's dtype. ``fast_mode`` runs the full (stricter) check; ``check_undefined_grad``
+    holds by construction (numtorch's built-in backwards receive zeros for outputs without a gradient).
+    ``check_batched_grad``, ``check_forward_ad``, ``check_batched_forward_grad`` and ``masked``
+    raise NotImplementedError: numtorch has no vmap or forward-mode AD yet.
     """
+    _unsupported_flags(check_batched_grad=(check_batched_grad, "it needs vmap"),
+                       check_forward_ad=(check_forward_ad, "forward-mode AD is not implemented"),
+                       check_batched_forward_grad=(check_batched_forward_grad, "it needs vmap"),
+                       masked=(masked, "masked tensors are not implemented"))
+    if not check_backward_ad:
+        return True
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not diff:
@@ -48,6 +68,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 go = np.zeros(out._data.shape, out._data.dtype)
                 go.reshape(-1)[j] = 1
                 (g,) = _grad(_outputs(func, inputs)[oi], [x], _make(go), allow_unused=True)
+                if g is not None and check_grad_dtypes and g._data.dtype != x._data.dtype:
+                    raise GradcheckError(f"Gradient has dtype mismatch for input {ii}: expected "
+                                         f"{x.dtype}, got {g.dtype}")
                 if g is not None:
                     analytical[:, j] = g._data.reshape(-1)
             numerical = np.zeros_like(analytical)
@@ -68,3 +91,47 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                     f"Jacobian mismatch for output {oi} with respect to input {ii},\n"
                     f"numerical:{numerical}\nanalytical:{analytical}\n")
     return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+                  check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False, masked=False) -> bool:
+    """Check second derivatives (``torch.autograd.gradgradcheck``): ``gradcheck`` of the function
+    ``(inputs, grad_outputs) -> autograd.grad(func(*inputs), inputs, grad_outputs, create_graph=True)``.
+
+    ``grad_outputs`` default to random float64 tensors that require grad (seeded, so the check is
+    repeatable). Inputs should be float64. Returns True or raises GradcheckError (False with
+    ``raise_exception=False``). ``check_fwd_over_rev`` and ``check_batched_grad`` raise
+    NotImplementedError (no forward-mode AD or vmap yet).
+    """
+    _unsupported_flags(check_fwd_over_rev=(check_fwd_over_rev, "forward-mode AD is not implemented"),
+                       check_batched_grad=(check_batched_grad, "it needs vmap"),
+                       masked=(masked, "masked tensors are not implemented"))
+    if not check_rev_over_rev:
+        return True
+    inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+    outs = _outputs(func, inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        grad_outputs = tuple(_make(rng.standard_normal(o._data.shape).astype(o._data.dtype), True)
+                             for o in outs if o.requires_grad)
+    else:
+        grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else (grad_outputs,)
+    n_in = len(inputs)
+
+    def first_grads(*args):
+        ins, gos = args[:n_in], args[n_in:]
+        with enable_grad():  # gradcheck's finite differences run under no_grad; these gradients need a graph
+            outs = [o for o in _outputs(func, ins) if o.requires_grad]
+            d = [x for x in ins if isinstance(x, Tensor) and x.requires_grad]
+            gs = _grad(outs, d, list(gos), create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    if not diff:
+        raise ValueError("gradgradcheck expects at least one input tensor to require gradient")
+    return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol,
+                     check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
+                     fast_mode=fast_mode)

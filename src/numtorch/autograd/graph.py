@@ -31,6 +31,7 @@ class Node:
     saved = None     # the arrays the op saved for backward; dropped after backward
     _freed = False
     _versions = ()
+    _graph = False   # True on the copy of a node whose backward runs on boxes (create_graph=True)
 
     def name(self) -> str:
         return type(self).__name__
@@ -73,7 +74,7 @@ class Node:
                 "they have already been freed). Saved intermediate values of the graph are freed when you call "
                 ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
                 "graph a second time or if you need to access saved tensors after calling backward.")
-        for vc, v, saved in self._versions:
+        for vc, v, saved, *_ in self._versions:
             if vc[0] != v:
                 arr = getattr(saved, "_data", saved)  # a saved input Tensor, or a saved output's array
                 shape, dt = arr.shape, arr.dtype

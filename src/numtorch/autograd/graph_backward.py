@@ -17,7 +17,8 @@ boxed back into the Tensors they came from (saved inputs keep their graph; a sav
 Tensor whose ``grad_fn`` is the node itself). A node that kept other floating-point arrays (values
 derived from its inputs, e.g. a normalised input) cannot know how they depend on the inputs, so its
 double backward raises unless its class lists them in ``_graph_constants`` (arrays that are constant
-with respect to the inputs) or recomputes them in ``_graph_prepare``.
+with respect to the inputs: masks, indices) or sets ``_graph_recompute = True`` and rebuilds them
+from ``self._graph_args``/``self._graph_out`` when ``self._graph`` is set (see ``_boxed_copy``).
 """
 from __future__ import annotations
 
@@ -351,33 +352,47 @@ def _not_supported(node, why):
 
 
 def _boxed_copy(node):
-    """A shallow copy of ``node`` whose saved arrays are boxes over the Tensors they came from."""
+    """A shallow copy of ``node`` whose saved arrays are boxes over the Tensors they came from.
+
+    The copy also gets ``_graph = True``, ``_graph_args`` (a box, or the plain array, for each input
+    index in ``_saves``; None elsewhere) and ``_graph_out`` (the saved output's box), so a backward
+    whose class sets ``_graph_recompute = True`` can rebuild the intermediates it cached in forward
+    from these when ``self._graph`` is set, instead of using the cached (constant) arrays.
+    """
+    cls = type(node)
     sub = {}
-    for vc, _, saved in node._versions:
-        if isinstance(saved, Tensor):
-            sub[id(saved._data)] = saved
-        else:  # a saved output: a Tensor whose grad_fn is the node itself
-            out = _make(saved, True)
+    args = [None] * (max(cls._save_in) + 1 if cls._save_in else 0)
+    out_box = None
+    for entry in node._versions:
+        if len(entry) == 4:  # a saved input: (version counter, version, Tensor, input index)
+            t, i = entry[2], entry[3]
+            sub[id(t._data)] = t
+            args[i] = GradArray(t) if t._rg else t._data
+        else:  # a saved output's array: a Tensor whose grad_fn is the node itself
+            vc, _, arr = entry
+            out = _make(arr, True)
             out.grad_fn, out._vc = node, vc
-            sub[id(saved)] = out
-    consts = getattr(type(node), "_graph_constants", ())
+            sub[id(arr)] = out
+            out_box = GradArray(out)
+    consts = getattr(cls, "_graph_constants", ())
+    recompute = getattr(cls, "_graph_recompute", False)
 
     def conv(name, v):
         if isinstance(v, np.ndarray):
             t = sub.get(id(v))
             if t is not None:
                 return GradArray(t) if t._rg else v
-            if v.dtype.kind in "fcV" and name not in consts and v.ndim:
+            if v.dtype.kind in "fcV" and name not in consts and not recompute:
                 raise _not_supported(node, f"it saved an intermediate array ({name}) that depends on its inputs")
             return v
         if type(v) in (tuple, list):
             return type(v)(conv(name, x) for x in v)
         return v
 
-    clone = object.__new__(type(node))
-    clone.__dict__.update({k: conv(k, v) for k, v in node.__dict__.items()
-                           if k not in ("_edges", "_versions")})
+    clone = object.__new__(cls)
+    clone.__dict__.update({k: conv(k, v) for k, v in node.__dict__.items() if k not in ("_edges", "_versions")})
     clone._edges = node._edges
+    clone._graph, clone._graph_args, clone._graph_out = True, tuple(args), out_box
     return clone
 
 
@@ -386,8 +401,7 @@ def _run_op(node, grads):
         node._check_saved()
     if node._n_out > 1:
         grads = [g if g is not None else _make(z) for g, z in zip(grads, node._materialize([None] * len(grads)))]
-    prepare = getattr(node, "_graph_prepare", None)
-    clone = _boxed_copy(node) if prepare is None else prepare()
+    clone = _boxed_copy(node)
     try:
         out = clone.backward(*[GradArray(g) if g._rg else g._data for g in grads])
     except _Unsupported as e:
