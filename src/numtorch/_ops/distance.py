@@ -8,7 +8,8 @@ follows ATen's per-``p`` backward formulas (an ``inf`` norm gives every tied max
 gradient, unlike ``torch.norm``'s). ``cdist`` gives the p-norm distance between every row of ``x1``
 and every row of ``x2``: ``CdistBackward0`` computes the distances directly; for p=2 on large inputs
 ``cdist`` composes the matmul expansion ``|a|^2 - 2ab + |b|^2`` from differentiable ops, as PyTorch
-does. All four are also ``torch.*`` functions.
+does. All four are also ``torch.*`` functions. The losses built on them, ``cosine_embedding_loss`` and
+``triplet_margin_loss``, close the file.
 """
 from __future__ import annotations
 
@@ -17,15 +18,18 @@ import math
 import numpy as np
 
 from .._dtype import from_np, get_default_dtype
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ._util import unbroadcast, wrap_dim
 from ._window import _check_tensor
 from .creation import ones_like
+from .losses import _reduction
 from .matmul import matmul
 from .norm_ops import _pnorm, _pnorm_grad
+from .pointwise import add, minimum, mul, sub
 from .rearrange import cat
-from .reduction import _tname
+from .reduction import _tname, mean as _mean, sum as _sum
+from .unary import clamp
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist", "cdist"]
 
@@ -277,3 +281,35 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         b = cat([x2, ones_like(n2), n2], -1)
         return matmul(a, b.mT).clamp_min(1e-30).sqrt()
     return CdistBackward0.apply(x1, x2, p=float(p))
+
+
+# ------------------------------------------------------------------------------------------------
+# losses built on these distances (F.cosine_embedding_loss, F.triplet_margin_loss)
+# ------------------------------------------------------------------------------------------------
+def _reduce_t(loss, reduction):
+    return _mean(loss) if reduction == "mean" else _sum(loss) if reduction == "sum" else loss
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
+                          reduce=None, reduction: str = "mean") -> Tensor:
+    """``1 - cos(x1, x2)`` for ``y = 1``, ``max(0, cos - margin)`` for ``y = -1`` (``F.cosine_embedding_loss``)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    cos = CosineSimilarityBackward.apply(input1, input2, dim=input1.dim() - 1, eps=1e-12)
+    pos = sub(1.0, cos)
+    neg = clamp(sub(cos, margin), min=0.0)
+    y, dt = target._data, cos._data.dtype
+    loss = add(mul(pos, _make((y == 1).astype(dt))), mul(neg, _make((y == -1).astype(dt))))
+    return _reduce_t(loss, reduction)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
+                        reduction: str = "mean") -> Tensor:
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with pairwise distances (``F.triplet_margin_loss``)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    loss = clamp(add(sub(d_pos, d_neg), margin), min=0.0)
+    return _reduce_t(loss, reduction)

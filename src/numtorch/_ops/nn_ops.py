@@ -18,6 +18,8 @@ from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ..autograd.grad_mode import _State, no_grad
 from ._util import bump, erf_np, sum_lastdim, unbroadcast, wrap_dim
+from .matmul import matmul
+from .pointwise import add
 from .sampling import _is_dense, bernoulli_, exponential_
 
 __all__ = ["softmax", "log_softmax", "dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout",
@@ -723,3 +725,36 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     index = y_soft.max(dim, keepdim=True)[1]
     y_hard = _make(np.zeros(logits.shape, logits._data.dtype)).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
+
+
+# ================================================================================================
+# linear layer (F.linear): argument checks, then AddmmBackward0 above
+# ================================================================================================
+def linear(input: Tensor, weight: Tensor, bias=None) -> Tensor:
+    """``input @ weight.T + bias`` (``F.linear``): input ``(*, in)``, weight ``(out, in)``, bias ``(out,)``.
+
+    One GEMM on the flattened input (``AddmmBackward0``). RuntimeError for mismatched shapes or dtypes.
+    """
+    x, w = input._data, weight._data
+    if w.ndim not in (1, 2) or x.ndim == 0:
+        raise RuntimeError(f"linear: expected a 2-D weight and an input with at least 1 dim, got input "
+                           f"{list(x.shape)} and weight {list(w.shape)}")
+    if x.dtype != w.dtype or (bias is not None and bias._data.dtype != x.dtype):
+        other = w.dtype if x.dtype != w.dtype else bias._data.dtype
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {from_np(x.dtype)._cpp_name} != "
+                           f"{from_np(other)._cpp_name}")
+    if w.ndim == 1:  # a vector weight gives one output per row, without the trailing dim
+        out = matmul(input, weight)
+        return out if bias is None else add(out, bias)
+    if x.shape[-1] != w.shape[1]:
+        m = x.size // x.shape[-1] if x.shape[-1] else 0
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m}x{x.shape[-1]} and "
+                           f"{w.shape[1]}x{w.shape[0]})")
+    if bias is None:
+        return AddmmBackward0.apply(input, weight)
+    b = bias._data
+    if b.ndim > 1 or (b.ndim == 1 and b.shape[0] not in (1, w.shape[0])):
+        raise RuntimeError(f"The expanded size of the tensor ({w.shape[0]}) must match the existing size "
+                           f"({b.shape[-1]}) at non-singleton dimension 1.  Target sizes: "
+                           f"[{x.size // max(x.shape[-1], 1)}, {w.shape[0]}].  Tensor sizes: {list(b.shape)}")
+    return AddmmBackward0.apply(input, weight, bias)

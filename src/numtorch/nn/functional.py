@@ -1,124 +1,49 @@
 """``numtorch.nn.functional`` (mirrors ``torch.nn.functional``): the functional form of every layer.
 
-The math lives in ``numtorch/_ops/`` (``conv.py``, ``nn_ops.py``); this module is the public API
-with PyTorch's signatures and argument checking.
+The math lives in the op families of ``numtorch/_ops/`` (``nn_ops.py``: activations, softmax, dropout,
+linear, attention; ``embedding.py``, ``conv.py``, ``pooling.py``, ``resample.py``, ``norm_ops.py``,
+``distance.py``, ``losses.py``); this module is the public API with PyTorch's signatures and argument
+checking. Sections follow those families; functions that need no checking here are re-exported as they
+are (F.conv2d is torch.conv2d in PyTorch too).
 """
 from __future__ import annotations
 
-from ..autograd.grad_mode import is_grad_enabled as _is_grad_enabled
-
-# ======== convolution, pooling, padding, fold/unfold, interpolation ========
-# The kernels and their argument checks live in _ops/conv.py (convolution, padding, fold/unfold) and
-# _ops/pooling.py (pooling, unpooling) and _ops/resample.py (interpolate, pixel shuffle); F.conv2d is
-# torch.conv2d in PyTorch too, so those are re-exported as they are.
-from .._ops import pooling as _pool  # noqa: E402
-from .._ops.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d, fold, pad, unfold  # noqa: E402,F401
-from .._ops.resample import interpolate, pixel_shuffle, pixel_unshuffle  # noqa: E402,F401
-
-
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """1-d max pooling over (N, C, L) or (C, L); ``stride`` defaults to ``kernel_size``; padding is -inf and
-    at most half the dilated kernel. With ``return_indices`` also returns int64 indices into L."""
-    return _pool.max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """2-d max pooling over (N, C, H, W) or (C, H, W) (``F.max_pool2d``): out size
-    ``floor_or_ceil((H + 2p - d(k-1) - 1) / s) + 1``; ``return_indices`` adds int64 flat indices ``h*W + w``
-    per plane (for ``max_unpool2d``). RuntimeError for bad sizes, as PyTorch."""
-    return _pool.max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
-def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=True):
-    """``max_pool1d`` returning ``(values, indices)``."""
-    return _pool.max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, True)
-
-
-def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                            return_indices=True):
-    """``max_pool2d`` returning ``(values, indices)``."""
-    return _pool.max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, True)
-
-
-def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    """1-d average pooling over (N, C, L) or (C, L); zero padding counts in the divisor iff
-    ``count_include_pad``."""
-    return _pool.avg_pool(input, 1, kernel_size, stride, padding, ceil_mode, count_include_pad)
-
-
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
-    """2-d average pooling over (N, C, H, W) or (C, H, W) (``F.avg_pool2d``); ``divisor_override`` replaces
-    the window size as divisor (RuntimeError if 0)."""
-    return _pool.avg_pool(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-
-
-def adaptive_avg_pool1d(input, output_size):
-    """(N, C, L) or (C, L) -> (.., output_size): the mean of PyTorch's adaptive windows
-    ``[floor(i*L/o), ceil((i+1)*L/o))``."""
-    return _pool.adaptive_avg_pool(input, 1, output_size)
-
-
-def adaptive_avg_pool2d(input, output_size):
-    """(N, C, H, W) or (C, H, W) -> (.., oH, oW) adaptive average pooling; ``None`` in ``output_size`` keeps
-    that input size."""
-    return _pool.adaptive_avg_pool(input, 2, output_size)
-
-
-def adaptive_max_pool1d(input, output_size, return_indices=False):
-    """(N, C, L) or (C, L) -> (.., output_size) adaptive max pooling [, int64 indices into L]."""
-    return _pool.adaptive_max_pool(input, 1, output_size, return_indices)
-
-
-def adaptive_max_pool2d(input, output_size, return_indices=False):
-    """(N, C, H, W) or (C, H, W) -> (.., oH, oW) adaptive max pooling [, int64 flat per-plane indices]."""
-    return _pool.adaptive_max_pool(input, 2, output_size, return_indices)
-
-
-def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
-    """``adaptive_max_pool1d`` returning ``(values, indices)``."""
-    return _pool.adaptive_max_pool(input, 1, output_size, True)
-
-
-def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
-    """``adaptive_max_pool2d`` returning ``(values, indices)``."""
-    return _pool.adaptive_max_pool(input, 2, output_size, True)
-
-
-def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """Partial inverse of ``max_pool1d``: values placed at ``indices`` in zeros of length
-    ``(L-1)*stride - 2*padding + kernel_size`` (or ``output_size``)."""
-    return _pool.max_unpool(input, indices, 1, kernel_size, stride, padding, output_size)
-
-
-def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """Partial inverse of ``max_pool2d`` (``F.max_unpool2d``): values placed at their flat per-plane
-    ``indices``, zeros elsewhere. ValueError for an ``output_size`` out of range."""
-    return _pool.max_unpool(input, indices, 2, kernel_size, stride, padding, output_size)
-
-
-# ======== activations, softmax, normalization, dropout, embedding, losses, attention ========
 import math as _math
 import numbers as _numbers
 import warnings as _warnings
 
 import numpy as _np
 
+from .. import _generator
 from .._dtype import from_np as _from_np
 from .._ops import distance as _D
 from .._ops import embedding as _E
 from .._ops import losses as _L
 from .._ops import nn_ops as _N
 from .._ops import norm_ops as _Nm
+from .._ops import pooling as _pool
 from .._ops import _cast, _inplace, pointwise as _P, unary as _U
-from .._ops._util import prep2 as _prep2
-from .._ops.losses import _reduction
+from .._ops._util import prep2 as _prep2, wrap_dim as _wrap_dim
+from .._ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
+                         conv_transpose3d, fold, pad, unfold)
+from .._ops.distance import cosine_embedding_loss, pdist, triplet_margin_loss  # noqa: F401
+from .._ops.embedding import embedding_bag  # noqa: F401
+from .._ops.losses import (_reduction, hinge_embedding_loss, multi_margin_loss,  # noqa: F401
+                           multilabel_margin_loss, multilabel_soft_margin_loss)
+from .._ops.nn_ops import gumbel_softmax, linear  # noqa: F401
+from .._ops.norm_ops import local_response_norm  # noqa: F401
+from .._ops.pooling import (adaptive_avg_pool3d, adaptive_max_pool3d,  # noqa: F401
+                            adaptive_max_pool3d_with_indices, avg_pool3d, lp_pool1d, lp_pool2d, max_pool3d,
+                            max_pool3d_with_indices)
+from .._ops.reduction import mean as _mean, sum as _sum
+from .._ops.resample import channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle  # noqa: F401
+from .._ops.sorting import one_hot  # noqa: F401
 from .._tensor import Tensor, _make
-from ..autograd.grad_mode import no_grad as _no_grad
+from ..autograd.grad_mode import is_grad_enabled as _is_grad_enabled, no_grad as _no_grad
 
 
-# ---- activations --------------------------------------------------------------------------------
+
+# ---- activations -----------------------------------------------------------------------------
 def _act(input, inplace, fn):
     """``fn(input)``, or written into ``input`` (autograd-aware) when ``inplace``."""
     return _inplace.inplace(input, fn) if inplace else fn(input)
@@ -225,7 +150,6 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     _floats(input, "rrelu_with_noise_cpu")
     if training:
         # PyTorch draws one float64 uniform per non-positive element, in order (``rrelu_with_noise``)
-        from .. import _generator
         x = input._data
         slope = _np.ones(x.shape, x.dtype)
         neg = x <= 0
@@ -313,7 +237,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     return _act(_floats(input, "hardswish_cpu"), inplace, _N.HardswishBackward0.apply)
 
 
-# ---- softmax family -----------------------------------------------------------------------------
+# ---- softmax family --------------------------------------------------------------------------
 def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     _warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
                    f"as an argument.", stacklevel=stacklevel)
@@ -346,122 +270,7 @@ def log_softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Te
     return _N.log_softmax(input, dim, dtype)
 
 
-# ---- linear, embedding --------------------------------------------------------------------------
-def linear(input: Tensor, weight: Tensor, bias=None) -> Tensor:
-    """``input @ weight.T + bias`` (``F.linear``): input ``(*, in)``, weight ``(out, in)``, bias ``(out,)``.
-
-    One GEMM on the flattened input (``AddmmBackward0``). RuntimeError for mismatched shapes or dtypes.
-    """
-    x, w = input._data, weight._data
-    if w.ndim not in (1, 2) or x.ndim == 0:
-        raise RuntimeError(f"linear: expected a 2-D weight and an input with at least 1 dim, got input "
-                           f"{list(x.shape)} and weight {list(w.shape)}")
-    if x.dtype != w.dtype or (bias is not None and bias._data.dtype != x.dtype):
-        other = w.dtype if x.dtype != w.dtype else bias._data.dtype
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_from_np(x.dtype)._cpp_name} != "
-                           f"{_from_np(other)._cpp_name}")
-    if w.ndim == 1:  # a vector weight gives one output per row, without the trailing dim
-        from .._ops.matmul import matmul
-        out = matmul(input, weight)
-        return out if bias is None else _P.add(out, bias)
-    if x.shape[-1] != w.shape[1]:
-        m = x.size // x.shape[-1] if x.shape[-1] else 0
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m}x{x.shape[-1]} and "
-                           f"{w.shape[1]}x{w.shape[0]})")
-    if bias is None:
-        return _N.AddmmBackward0.apply(input, weight)
-    b = bias._data
-    if b.ndim > 1 or (b.ndim == 1 and b.shape[0] not in (1, w.shape[0])):
-        raise RuntimeError(f"The expanded size of the tensor ({w.shape[0]}) must match the existing size "
-                           f"({b.shape[-1]}) at non-singleton dimension 1.  Target sizes: "
-                           f"[{x.size // max(x.shape[-1], 1)}, {w.shape[0]}].  Tensor sizes: {list(b.shape)}")
-    return _N.AddmmBackward0.apply(input, weight, bias)
-
-
-def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias=None) -> Tensor:
-    """``y = x1^T A x2 + b`` (``F.bilinear``); weight ``(out, in1, in2)``."""
-    return _N.bilinear(input1, input2, weight, bias)
-
-
-def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, norm_type: float = 2.0,
-              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
-    """Rows of ``weight`` ``(V, D)`` at integer ``input`` (any shape) -> ``input.shape + (D,)`` (``F.embedding``).
-
-    ``padding_idx`` (may be negative) gets no gradient; ``max_norm`` renormalizes the used rows of
-    ``weight`` in place first; ``scale_grad_by_freq`` divides gradients by index counts in the batch.
-    ``sparse`` is accepted but the gradient is dense. AssertionError for ``padding_idx`` out of range,
-    IndexError for indices out of range, RuntimeError for non-integer indices.
-    """
-    v = weight.shape[0]
-    if padding_idx is not None:
-        if padding_idx > 0:
-            assert padding_idx < v, "Padding_idx must be within num_embeddings"
-        elif padding_idx < 0:
-            assert padding_idx >= -v, "Padding_idx must be within num_embeddings"
-            padding_idx = v + padding_idx
-    else:
-        padding_idx = -1
-    if max_norm is not None:
-        with _no_grad():
-            _E.embedding_renorm_(weight, input, max_norm, norm_type)
-    return _E.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
-
-
-def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    """int64 one-hot encoding with a new last dim of size ``num_classes`` (``F.one_hot``)."""
-    from .._ops.sorting import one_hot as _one_hot
-    return _one_hot(tensor, num_classes)
-
-
-# ---- normalization ------------------------------------------------------------------------------
-def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None, training: bool = False,
-               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
-    """Per-channel normalization of ``(N, C, *)`` input (``F.batch_norm``), fused ``NativeBatchNormBackward0``.
-
-    Training uses batch statistics (biased variance) and updates the running buffers in place with
-    ``momentum`` (unbiased variance); evaluation uses the running statistics.
-    """
-    return _Nm.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
-
-
-def instance_norm(input: Tensor, running_mean=None, running_var=None, weight=None, bias=None,
-                  use_input_stats: bool = True, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
-    """Normalize each ``(n, c)`` slice of ``(N, C, *)`` over its spatial dims (``F.instance_norm``)."""
-    if use_input_stats and input.dim() >= 2:
-        spatial = input.numel() // max(input.shape[0] * input.shape[1], 1)
-        if spatial <= 1:
-            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
-    return _Nm.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps)
-
-
-def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
-    """Normalize over the trailing ``normalized_shape`` dims (``F.layer_norm``), fused ``NativeLayerNormBackward0``."""
-    return _Nm.layer_norm(input, normalized_shape, weight, bias, eps)
-
-
-def rms_norm(input: Tensor, normalized_shape, weight=None, eps=None) -> Tensor:
-    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing dims (``F.rms_norm``)."""
-    return _Nm.rms_norm(input, normalized_shape, weight, eps)
-
-
-def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
-    """Normalize each sample over groups of channels (``F.group_norm``)."""
-    if input.dim() < 2:
-        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
-    return _Nm.group_norm(input, num_groups, weight, bias, eps)
-
-
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
-    """``x / max(||x||_p, eps)`` along ``dim`` (``F.normalize``)."""
-    if input._data.dtype.kind not in "fc":
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                           f"{_from_np(input._data.dtype)._aten_name}")
-    from .._ops._util import wrap_dim
-    res = _Nm.NormalizeBackward.apply(input, p=float(p), dim=wrap_dim(dim, input.dim()), eps=eps)
-    return res if out is None else _inplace.copy_(out, res)
-
-
-# ---- dropout ------------------------------------------------------------------------------------
+# ---- dropout ---------------------------------------------------------------------------------
 def _check_p(p):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -540,7 +349,185 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     return _N.feature_alpha_dropout(input, p, training, inplace)
 
 
-# ---- losses -------------------------------------------------------------------------------------
+# ---- linear, bilinear (linear: _ops/nn_ops.py) -----------------------------------------------
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias=None) -> Tensor:
+    """``y = x1^T A x2 + b`` (``F.bilinear``); weight ``(out, in1, in2)``."""
+    return _N.bilinear(input1, input2, weight, bias)
+
+
+# ---- embedding (one_hot: _ops/sorting.py) ----------------------------------------------------
+def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Rows of ``weight`` ``(V, D)`` at integer ``input`` (any shape) -> ``input.shape + (D,)`` (``F.embedding``).
+
+    ``padding_idx`` (may be negative) gets no gradient; ``max_norm`` renormalizes the used rows of
+    ``weight`` in place first; ``scale_grad_by_freq`` divides gradients by index counts in the batch.
+    ``sparse`` is accepted but the gradient is dense. AssertionError for ``padding_idx`` out of range,
+    IndexError for indices out of range, RuntimeError for non-integer indices.
+    """
+    v = weight.shape[0]
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < v, "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -v, "Padding_idx must be within num_embeddings"
+            padding_idx = v + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        with _no_grad():
+            _E.embedding_renorm_(weight, input, max_norm, norm_type)
+    return _E.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+# ---- convolution, padding, fold/unfold: _ops/conv.py, re-exported above ---------------------
+
+
+# ---- pooling ---------------------------------------------------------------------------------
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """1-d max pooling over (N, C, L) or (C, L); ``stride`` defaults to ``kernel_size``; padding is -inf and
+    at most half the dilated kernel. With ``return_indices`` also returns int64 indices into L."""
+    return _pool.max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """2-d max pooling over (N, C, H, W) or (C, H, W) (``F.max_pool2d``): out size
+    ``floor_or_ceil((H + 2p - d(k-1) - 1) / s) + 1``; ``return_indices`` adds int64 flat indices ``h*W + w``
+    per plane (for ``max_unpool2d``). RuntimeError for bad sizes, as PyTorch."""
+    return _pool.max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    """``max_pool1d`` returning ``(values, indices)``."""
+    return _pool.max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    """``max_pool2d`` returning ``(values, indices)``."""
+    return _pool.max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """1-d average pooling over (N, C, L) or (C, L); zero padding counts in the divisor iff
+    ``count_include_pad``."""
+    return _pool.avg_pool(input, 1, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """2-d average pooling over (N, C, H, W) or (C, H, W) (``F.avg_pool2d``); ``divisor_override`` replaces
+    the window size as divisor (RuntimeError if 0)."""
+    return _pool.avg_pool(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """(N, C, L) or (C, L) -> (.., output_size): the mean of PyTorch's adaptive windows
+    ``[floor(i*L/o), ceil((i+1)*L/o))``."""
+    return _pool.adaptive_avg_pool(input, 1, output_size)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """(N, C, H, W) or (C, H, W) -> (.., oH, oW) adaptive average pooling; ``None`` in ``output_size`` keeps
+    that input size."""
+    return _pool.adaptive_avg_pool(input, 2, output_size)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """(N, C, L) or (C, L) -> (.., output_size) adaptive max pooling [, int64 indices into L]."""
+    return _pool.adaptive_max_pool(input, 1, output_size, return_indices)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """(N, C, H, W) or (C, H, W) -> (.., oH, oW) adaptive max pooling [, int64 flat per-plane indices]."""
+    return _pool.adaptive_max_pool(input, 2, output_size, return_indices)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    """``adaptive_max_pool1d`` returning ``(values, indices)``."""
+    return _pool.adaptive_max_pool(input, 1, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    """``adaptive_max_pool2d`` returning ``(values, indices)``."""
+    return _pool.adaptive_max_pool(input, 2, output_size, True)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of ``max_pool1d``: values placed at ``indices`` in zeros of length
+    ``(L-1)*stride - 2*padding + kernel_size`` (or ``output_size``)."""
+    return _pool.max_unpool(input, indices, 1, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of ``max_pool2d`` (``F.max_unpool2d``): values placed at their flat per-plane
+    ``indices``, zeros elsewhere. ValueError for an ``output_size`` out of range."""
+    return _pool.max_unpool(input, indices, 2, kernel_size, stride, padding, output_size)
+
+
+# ---- resampling (interpolate, pixel/channel shuffle): _ops/resample.py, re-exported above ---
+
+
+# ---- normalization ---------------------------------------------------------------------------
+def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Per-channel normalization of ``(N, C, *)`` input (``F.batch_norm``), fused ``NativeBatchNormBackward0``.
+
+    Training uses batch statistics (biased variance) and updates the running buffers in place with
+    ``momentum`` (unbiased variance); evaluation uses the running statistics.
+    """
+    return _Nm.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def instance_norm(input: Tensor, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats: bool = True, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalize each ``(n, c)`` slice of ``(N, C, *)`` over its spatial dims (``F.instance_norm``)."""
+    if use_input_stats and input.dim() >= 2:
+        spatial = input.numel() // max(input.shape[0] * input.shape[1], 1)
+        if spatial <= 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    return _Nm.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps)
+
+
+def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
+    """Normalize over the trailing ``normalized_shape`` dims (``F.layer_norm``), fused ``NativeLayerNormBackward0``."""
+    return _Nm.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def rms_norm(input: Tensor, normalized_shape, weight=None, eps=None) -> Tensor:
+    """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing dims (``F.rms_norm``)."""
+    return _Nm.rms_norm(input, normalized_shape, weight, eps)
+
+
+def group_norm(input: Tensor, num_groups: int, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
+    """Normalize each sample over groups of channels (``F.group_norm``)."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    return _Nm.group_norm(input, num_groups, weight, bias, eps)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
+    """``x / max(||x||_p, eps)`` along ``dim`` (``F.normalize``)."""
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_from_np(input._data.dtype)._aten_name}")
+    res = _Nm.NormalizeBackward.apply(input, p=float(p), dim=_wrap_dim(dim, input.dim()), eps=eps)
+    return res if out is None else _inplace.copy_(out, res)
+
+
+# ---- distance --------------------------------------------------------------------------------
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """Cosine similarity along ``dim`` with broadcasting (``F.cosine_similarity``)."""
+    return _D.cosine_similarity(x1, x2, dim, eps)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """``||x1 - x2 + eps||_p`` along the last dim (``F.pairwise_distance``)."""
+    return _D.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+# ---- losses (cosine_embedding_loss, triplet_margin_loss: _ops/distance.py) -------------------
 def _size_warning(input, target):
     if input.shape != target.shape:
         _warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
@@ -759,7 +746,6 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, ep
     ``var`` may be a float, the input's shape, or one dim short / singleton in one dim (homoscedastic).
     ValueError for negative or badly shaped ``var`` and for an unknown reduction.
     """
-    from .._ops.reduction import mean as _mean, sum as _sum
     if isinstance(var, _numbers.Number):
         if var < 0:
             raise ValueError("var has negative entry/entries")
@@ -780,23 +766,6 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, ep
     return _mean(loss) if reduction == "mean" else _sum(loss) if reduction == "sum" else loss
 
 
-def _reduce_t(loss, reduction):
-    from .._ops.reduction import mean as _mean, sum as _sum
-    return _mean(loss) if reduction == "mean" else _sum(loss) if reduction == "sum" else loss
-
-
-def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
-                          reduce=None, reduction: str = "mean") -> Tensor:
-    """``1 - cos(x1, x2)`` for ``y = 1``, ``max(0, cos - margin)`` for ``y = -1`` (``F.cosine_embedding_loss``)."""
-    reduction = _reduction(size_average, reduce, reduction)
-    cos = _D.CosineSimilarityBackward.apply(input1, input2, dim=input1.dim() - 1, eps=1e-12)
-    pos = _P.sub(1.0, cos)
-    neg = _U.clamp(_P.sub(cos, margin), min=0.0)
-    y, dt = target._data, cos._data.dtype
-    loss = _P.add(_P.mul(pos, _make((y == 1).astype(dt))), _P.mul(neg, _make((y == -1).astype(dt))))
-    return _reduce_t(loss, reduction)
-
-
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,
                         reduce=None, reduction: str = "mean") -> Tensor:
     """``max(0, -y (x1 - x2) + margin)`` (``F.margin_ranking_loss``)."""
@@ -814,42 +783,5 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
     return _L.SoftMarginLossBackward0.apply(x, y, reduction=reduction)
 
 
-def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
-                        eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
-                        reduction: str = "mean") -> Tensor:
-    """``max(d(a, p) - d(a, n) + margin, 0)`` with pairwise distances (``F.triplet_margin_loss``)."""
-    reduction = _reduction(size_average, reduce, reduction)
-    d_pos = _D.pairwise_distance(anchor, positive, p, eps)
-    d_neg = _D.pairwise_distance(anchor, negative, p, eps)
-    if swap:
-        d_neg = _P.minimum(d_neg, _D.pairwise_distance(positive, negative, p, eps))
-    loss = _U.clamp(_P.add(_P.sub(d_pos, d_neg), margin), min=0.0)
-    return _reduce_t(loss, reduction)
-
-
-def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    """Cosine similarity along ``dim`` with broadcasting (``F.cosine_similarity``)."""
-    return _D.cosine_similarity(x1, x2, dim, eps)
-
-
-def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
-    """``||x1 - x2 + eps||_p`` along the last dim (``F.pairwise_distance``)."""
-    return _D.pairwise_distance(x1, x2, p, eps, keepdim)
-
-
-# ---- attention ----------------------------------------------------------------------------------
+# ---- attention -------------------------------------------------------------------------------
 scaled_dot_product_attention = _N.scaled_dot_product_attention
-
-
-# ---- families added later; each line is owned by one family ----
-from .._ops.losses import (hinge_embedding_loss, multi_margin_loss, multilabel_margin_loss,  # noqa: E402,F401
-                           multilabel_soft_margin_loss)
-from .._ops.embedding import embedding_bag  # noqa: E402,F401
-from .._ops.resample import channel_shuffle  # noqa: E402,F401
-from .._ops.norm_ops import local_response_norm  # noqa: E402,F401
-from .._ops.pooling import lp_pool1d, lp_pool2d  # noqa: E402,F401
-from .._ops.distance import pdist  # noqa: E402,F401
-from .._ops.nn_ops import gumbel_softmax  # noqa: E402,F401
-from .._ops.conv import conv3d, conv_transpose3d  # noqa: E402,F401
-from .._ops.pooling import (adaptive_avg_pool3d, adaptive_max_pool3d,  # noqa: E402,F401
-                            adaptive_max_pool3d_with_indices, avg_pool3d, max_pool3d, max_pool3d_with_indices)
