@@ -163,6 +163,23 @@ def test_no_file_over_800_lines():
     assert not long, "\n".join(long)
 
 
+def test_function_level_imports_say_why():
+    # an import inside a function stays only for an optional dependency or a start-up cost (SciPy,
+    # ml_dtypes, tqdm, matplotlib, a heavy stdlib module...), and a comment on its line says which
+    bad = []
+    for m, path in _modules().items():
+        with open(path, encoding="utf-8") as fh:
+            src = fh.read()
+        lines = src.splitlines()
+        for fn in ast.walk(ast.parse(src, path)):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for node in ast.walk(fn):
+                    if isinstance(node, (ast.Import, ast.ImportFrom)) and not any(
+                            "#" in line for line in lines[node.lineno - 1:node.end_lineno]):
+                        bad.append(f"{m}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    assert not bad, "imports inside functions without a comment saying why:\n" + "\n".join(sorted(set(bad)))
+
+
 def test_no_files_named_by_history():
     bad = [m for m in _modules() if any(w in m.rsplit(".", 1)[-1] for w in ("_extra", "misc", "_new", "3d"))]
     assert not bad, bad

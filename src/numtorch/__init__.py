@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .version import __version__  # "2.13.0+numtorch.0.1.0": see version.py
 
+import importlib as _importlib
 import warnings as _warnings
 
 # NumPy's floating-point RuntimeWarnings (log(0), sqrt(-1), overflow) raised inside numtorch's kernels:
@@ -107,8 +108,7 @@ _LAZY_SUBMODULES = ("distributions", "special", "fft")  # imported on first use:
 
 def __getattr__(name):
     if name in _LAZY_SUBMODULES:
-        import importlib
-        return importlib.import_module(f"{__name__}.{name}")
+        return _importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -27,7 +27,7 @@ def _tune_malloc() -> None:
     if os.environ.get("NUMTORCH_MALLOC_TUNING", "1") == "0" or not sys.platform.startswith("linux"):
         return
     try:
-        import ctypes
+        import ctypes  # stdlib but ~1 ms: only Linux/glibc start-up tuning needs it
         mallopt = ctypes.CDLL("libc.so.6").mallopt
     except (OSError, AttributeError):  # not glibc (e.g. musl): nothing to tune
         return

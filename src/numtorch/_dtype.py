@@ -75,7 +75,7 @@ class _LazyDtype(dtype):
         try:
             return _np_slot.__get__(self, dtype)
         except AttributeError:
-            import ml_dtypes
+            import ml_dtypes  # bfloat16/float8 types: ml_dtypes loads on first use (start-up cost)
             npd = np.dtype(getattr(ml_dtypes, self.name))
             _np_slot.__set__(self, npd)
             _NP2DT[npd] = self

@@ -7,12 +7,14 @@ so this file stays a plain data structure that every op module can import.
 """
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
 
 from . import _dtype
-from ._device import CPU
+from ._device import CPU, check
+from ._tensor_str import tensor_repr
 
 __all__ = ["Tensor", "Size"]
 
@@ -61,19 +63,17 @@ class Tensor:
     __array_priority__ = 1000  # NumPy scalars/arrays defer to Tensor's reflected operators, as in PyTorch
 
     def __init__(self, *args, **kwargs):
-        from . import _dtype as D
         if kwargs.get("device") is not None:
-            from ._device import check
             check(kwargs["device"])
         if len(args) == 1 and isinstance(args[0], np.ndarray):
-            data = np.array(args[0], dtype=D.float32.np)
+            data = np.array(args[0], dtype=_dtype.float32.np)
         elif len(args) == 1 and isinstance(args[0], Tensor):
             data = args[0]._data
         elif len(args) == 1 and not isinstance(args[0], (int, np.integer)):
-            data = np.array(args[0], dtype=D.float32.np)
+            data = np.array(args[0], dtype=_dtype.float32.np)
         else:
             shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args or (0,)
-            data = np.empty(tuple(int(s) for s in shape), dtype=D.float32.np)
+            data = np.empty(tuple(int(s) for s in shape), dtype=_dtype.float32.np)
         _make(data, into=self)
 
     # ----------------------------------------------------------------- metadata
@@ -290,7 +290,6 @@ class Tensor:
     __hash__ = object.__hash__  # identity, as PyTorch; C-level so dicts and sets of tensors stay cheap
 
     def __repr__(self, *, tensor_contents=None):
-        from ._tensor_str import tensor_repr
         return tensor_repr(self)
 
     # ----------------------------------------------------------------- copying and pickling
@@ -302,7 +301,6 @@ class Tensor:
                                "https://github.com/pytorch/pytorch/pull/103001")
         if id(self) in memo:
             return memo[id(self)]
-        import copy
         new = _make(self._data.copy(), self._rg, type(self))
         memo[id(self)] = new
         if self._grad is not None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _dtype
+
 # Print options; ``numtorch.set_printoptions`` assigns them. SCI_MODE None: chosen per tensor (below).
 PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE = 4, 1000, 3, 80, None
 
@@ -118,7 +120,6 @@ def _add_suffixes(text, suffixes, indent):
 
 
 def tensor_repr(t, prefix="tensor(") -> str:
-    from . import _dtype
     arr = t._data
     if arr.dtype.kind == "V" or arr.dtype == np.float16:  # PyTorch prints half types through float32
         arr = arr.astype(np.float32)

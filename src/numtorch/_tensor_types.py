@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype
+from ._ops._convert import type_
+from ._ops.creation import _is_sequence, tensor
 from ._tensor import Size, Tensor, _make
 
 __all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
@@ -44,7 +46,6 @@ def _legacy_new(dtype, args, device):
     data = args[0]
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")
-    from ._ops.creation import _is_sequence, tensor
     if not isinstance(data, (list, tuple, np.ndarray)) and not _is_sequence(data):
         raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
     return tensor(data, dtype=dtype)
@@ -94,5 +95,4 @@ _BY_CLASS = {globals()[n]: globals()[n].dtype for n in __all__}
 def type_method(self: Tensor, dtype=None, non_blocking=False, **kwargs):
     """``Tensor.type``: with no argument the type name (``'torch.FloatTensor'``); with a dtype, a
     type string or a legacy type class (``t.type(torch.LongTensor)``), a cast to that type."""
-    from ._ops._convert import type_
     return type_(self, _BY_CLASS.get(dtype, dtype), non_blocking, **kwargs)

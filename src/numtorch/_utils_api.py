@@ -41,7 +41,7 @@ class finfo:
                             "'torch.finfo'")
         d = d.to_real()
         if d is _dtype.bfloat16:
-            import ml_dtypes  # lazy, as in _dtype
+            import ml_dtypes  # loads on first use (start-up cost), as in _dtype
             info = ml_dtypes.finfo(d.np)
         else:
             info = np.finfo(d.np)
@@ -140,7 +140,7 @@ def set_num_threads(int):  # noqa: A002 - PyTorch's parameter name
     through ``threadpoolctl`` when it is installed; RuntimeError for a non-positive or non-int value."""
     n = _positive_int(int, "set_num_threads")
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import threadpool_limits  # optional dependency
     except ImportError:
         pass
     else:
@@ -154,7 +154,7 @@ def get_num_threads() -> int:
     if _threads["intra"] is not None:
         return _threads["intra"]
     try:
-        from threadpoolctl import threadpool_info
+        from threadpoolctl import threadpool_info  # optional dependency
         sizes = [i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"]
     except ImportError:
         sizes = []

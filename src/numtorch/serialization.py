@@ -18,6 +18,7 @@ writes a temporary file in the target directory, fsyncs it and renames it over t
 from __future__ import annotations
 
 import collections
+import codecs
 import io
 import os
 import pickle
@@ -32,6 +33,7 @@ from . import _dtype
 from ._device import check as _check_device
 from ._device import device as _Device
 from ._tensor import Size, Tensor, _make
+from .nn.parameter import Parameter
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals"]
 
@@ -120,7 +122,6 @@ class _TorchPickler(pickle._Pickler):  # the pure-Python pickler lets us write t
 
 
 def _is_parameter(obj):
-    from .nn.parameter import Parameter
     return isinstance(obj, Parameter)
 
 
@@ -204,7 +205,6 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks, *args):
-    from .nn.parameter import Parameter
     return Parameter(data, requires_grad)
 
 
@@ -278,7 +278,6 @@ def _builtin_allowed():
 
 
 def _codecs_encode(obj, encoding="utf-8", errors="strict"):
-    import codecs
     return codecs.encode(obj, encoding, errors)
 
 

@@ -26,7 +26,7 @@ from .creation import ones_like
 from .losses import _reduction
 from .matmul import matmul
 from .norm_ops import _pnorm, _pnorm_grad
-from .pointwise import add, minimum, mul, sub
+from .pointwise import add, cast, minimum, mul, sub
 from .rearrange import cat
 from .reduction import _tname, mean as _mean, sum as _sum
 from .unary import clamp
@@ -130,7 +130,6 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     """
     _check_broadcast(x1._data.shape, x2._data.shape)
     if x1._data.dtype.kind not in "fc" and x2._data.dtype.kind not in "fc":
-        from .pointwise import cast
         x1, x2 = cast(x1, get_default_dtype().np), cast(x2, get_default_dtype().np)
     if x1._data.ndim == 0 and x2._data.ndim == 0:  # the norm of one number, over its only (implicit) dim
         return PairwiseDistanceBackward.apply(x1.reshape(1), x2.reshape(1), p=float(p), eps=eps, keepdim=False)

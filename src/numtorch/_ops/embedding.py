@@ -10,6 +10,7 @@ reduction (``fmax.reduceat``) over the looked-up rows.
 """
 from __future__ import annotations
 
+import importlib
 import warnings
 
 import numpy as np
@@ -24,7 +25,6 @@ class _Lazy__sparse:
     """``scipy.sparse``, imported on first use so that ``import numtorch`` stays light."""
 
     def __getattr__(self, attr):
-        import importlib
         return getattr(importlib.import_module("scipy.sparse"), attr)
 
 

@@ -17,6 +17,8 @@ from .._dtype import from_np
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ..autograd.grad_mode import _State, no_grad
+from ._cast import cast
+from ._inplace import copy_, inplace as _inplace
 from ._util import bump, erf_np, sum_lastdim, unbroadcast, wrap_dim
 from .matmul import matmul
 from .pointwise import add
@@ -418,7 +420,6 @@ class LogSoftmaxBackward0(SoftmaxBackward0):
 
 def _softmax_prep(input, dim, dtype, kernel):
     if dtype is not None:
-        from ._cast import cast
         input = cast(input, dtype)
     if input._data.dtype.kind not in "fV":
         raise NotImplementedError(f'"{kernel}" not implemented for \'{from_np(input._data.dtype)._aten_name}\'')
@@ -547,7 +548,6 @@ def _keep_mask(shape, p, dtype, like=None):
 
 def _apply_mask(input, mask, inplace):
     if inplace:
-        from ._inplace import inplace as _inplace
         if not (_State.enabled and input._rg):
             with no_grad():
                 np.multiply(input._data, mask, out=input._data, casting="unsafe")
@@ -595,7 +595,6 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, train: bool = False, in
 def _alpha_dropout(input, p, train, inplace, mask_shape):
     if not train or p == 0 or input._data.size == 0:
         return input
-    from .pointwise import add
     dt = input._data.dtype
     like = input._data if mask_shape == input._data.shape else None
     keep = (_keep_mask(mask_shape, p, dt, like) > 0).astype(dt) if p < 1 else np.zeros(mask_shape, dt)
@@ -603,7 +602,6 @@ def _alpha_dropout(input, p, train, inplace, mask_shape):
     shift = (keep - 1) * (_ALPHA * a) + _ALPHA * a * p
     out = add(NativeDropoutBackward0.apply(input, mask=keep * a), _make(shift.astype(dt, copy=False)))
     if inplace:
-        from ._inplace import copy_
         return copy_(input, out)
     return out
 
@@ -695,7 +693,6 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     elif isinstance(attn_mask, Tensor) and attn_mask._data.dtype == np.bool_:
         mask = np.where(attn_mask._data, 0, -np.inf).astype(dt)
     elif isinstance(attn_mask, Tensor) and attn_mask._data.dtype != dt:
-        from ._cast import cast
         mask = cast(attn_mask, query.dtype)
     sc = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
     drop = None

@@ -17,6 +17,7 @@ from .._tensor import Tensor
 from ..autograd.function import Op
 from . import pointwise as _P
 from . import shape as _S
+from ._cast import cast
 from ._util import bump, sum_lastdim
 from ._window import _check_tensor
 from .conv import pad
@@ -27,7 +28,6 @@ def _in_float32(op, input, *tensors, **options):
     d = input._data.dtype
     if d.itemsize != 2 or d.kind not in "fV":  # float16 / bfloat16 only
         return op.apply(input, *tensors, **options)
-    from ._cast import cast
     up = [None if t is None else cast(t, np.float32) for t in (input, *tensors)]
     return cast(op.apply(*up, **options), input._data.dtype)
 

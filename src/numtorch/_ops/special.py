@@ -9,6 +9,7 @@ float16/bfloat16 are computed through float32 where PyTorch accepts them.
 """
 from __future__ import annotations
 
+import importlib
 import math
 import numbers
 
@@ -29,7 +30,6 @@ class _Lazy_scipy_special:
     """``scipy.special``, imported on first use so that ``import numtorch`` stays light."""
 
     def __getattr__(self, attr):
-        import importlib
         return getattr(importlib.import_module("scipy.special"), attr)
 
 

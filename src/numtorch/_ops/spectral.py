@@ -23,6 +23,7 @@ the real part.
 """
 from __future__ import annotations
 
+import importlib
 import numpy as np
 
 from .. import _dtype
@@ -37,7 +38,6 @@ class _Lazy__sf:
     """``scipy.fft``, imported on first use so that ``import numtorch`` stays light."""
 
     def __getattr__(self, attr):
-        import importlib
         return getattr(importlib.import_module("scipy.fft"), attr)
 
 

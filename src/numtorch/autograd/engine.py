@@ -13,6 +13,7 @@ import numpy as np
 
 from .._dtype import from_np
 from .._tensor import Tensor, _make
+from .grad_mode import enable_grad
 from .graph import Node, _edge
 
 __all__ = ["backward", "grad", "run_backward"]
@@ -73,7 +74,6 @@ def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True
     to slots whose gradients are returned instead of (or as well as) accumulated; used by ``autograd.grad``.
     """
     if create_graph:
-        from .grad_mode import enable_grad
         with enable_grad():  # a graph backward records what it computes, even under no_grad
             return _run(roots, grads, retain_graph, capture, accumulate, graph_runner)
     return _run(roots, grads, retain_graph, capture, accumulate, None)

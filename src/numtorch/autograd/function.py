@@ -10,6 +10,8 @@ Two flavours share one graph:
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._tensor import _GRAD_KINDS, Tensor, _make
@@ -426,7 +428,6 @@ class DelayedError(Op):
 def once_differentiable(fn):
     """Decorator for ``backward`` (mirrors ``torch.autograd.function.once_differentiable``): the backward
     runs without recording a graph; differentiating its result again raises PyTorch's RuntimeError."""
-    import functools
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):

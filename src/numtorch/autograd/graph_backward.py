@@ -26,6 +26,7 @@ import numbers
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor, _make
 from .._ops import pointwise as P, unary as U, reduction as R, shape as S, rearrange as RA
 from .._ops import indexing as I, linalg as L
@@ -215,7 +216,6 @@ def _no_out(out):
 
 
 def _dt(np_dtype):
-    from .. import _dtype
     return _dtype.from_np(np.dtype(np_dtype))
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import importlib
 import math
 
 import numpy as np
@@ -35,7 +36,6 @@ class _Lazy_scipy_special:
     """``scipy.special``, imported on first use so that ``import numtorch`` stays light."""
 
     def __getattr__(self, attr):
-        import importlib
         return getattr(importlib.import_module("scipy.special"), attr)
 
 
@@ -46,7 +46,6 @@ class _Lazy_scipy_linalg:
     """``scipy.linalg``, imported on first use so that ``import numtorch`` stays light."""
 
     def __getattr__(self, attr):
-        import importlib
         return getattr(importlib.import_module("scipy.linalg"), attr)
 
 

@@ -22,7 +22,7 @@ def progress(iterable, args, **kwargs):
     if args.no_progress or args.smoke:
         return iterable
     try:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # optional: only the progress bar needs tqdm
     except ImportError:
         return iterable
     return tqdm(iterable, **kwargs)
@@ -36,9 +36,9 @@ def save_outputs(args, name: str, checkpoint: dict, curves: dict, xlabel: str = 
     ckpt = os.path.join(args.out, f"{name}.pt")
     torch.save(checkpoint, ckpt)
     png = os.path.join(args.out, f"{name}.png")
-    import matplotlib
+    import matplotlib  # optional and slow to import: only plots need it
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # optional: only plots need it
     fig, ax = plt.subplots(figsize=(6, 4))
     for label, (xs, ys) in curves.items():
         ax.plot(xs, ys, label=label)

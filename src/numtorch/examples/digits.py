@@ -39,7 +39,7 @@ class DigitsCNN(nn.Module):
 def load_digits(seed: int):
     """(train_x, train_y, test_x, test_y) tensors; images scaled to [0, 1], shape (N, 1, 8, 8)."""
     try:
-        from sklearn.datasets import load_digits as sk_load
+        from sklearn.datasets import load_digits as sk_load  # optional: scikit-learn's copy of the data
     except ImportError as e:
         raise SystemExit("the digits example needs scikit-learn: pip install 'numtorch[examples]'") from e
     d = sk_load()

@@ -348,9 +348,9 @@ def save_bigram(args, model, itos, losses):
     os.makedirs(args.out, exist_ok=True)
     torch.save({"model": model.state_dict(), "model_name": "bigram", "block_size": 1, "itos": itos, **losses},
                os.path.join(args.out, "makemore-bigram.pt"))
-    import matplotlib
+    import matplotlib  # optional and slow to import: only plots need it
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # optional: only plots need it
     v = len(itos)
     fig, ax = plt.subplots(figsize=(7, 7))
     ax.imshow(model.log_probs.exp().numpy(), cmap="Blues")

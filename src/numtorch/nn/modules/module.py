@@ -32,6 +32,8 @@ import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
+from ..._device import check
+from ..._dtype import dtype as _Dtype
 from ..._ops.creation import empty_like
 from ..._tensor import Tensor, _make
 from ...autograd.grad_mode import no_grad
@@ -638,8 +640,6 @@ class Module:
         Casts floating-point (and complex) parameters and buffers only; integer buffers keep their
         dtype. TypeError for a non-floating ``dtype``; RuntimeError for a device without a backend.
         """
-        from ..._device import check
-        from ..._dtype import dtype as _Dtype
         device, dtype = kwargs.get("device"), kwargs.get("dtype")
         for a in args:
             if isinstance(a, Tensor):
@@ -694,7 +694,6 @@ class Module:
 
     def to_empty(self, *, device=None, recurse: bool = True):
         """Replace every parameter and buffer by an uninitialized tensor of the same shape and dtype."""
-        from ..._device import check
         check(device)
         return self._apply(lambda t: empty_like(t), recurse=recurse)
 

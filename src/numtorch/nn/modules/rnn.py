@@ -12,15 +12,20 @@ recurrence ``h @ W_hh.T`` steps through time, since each step needs the previous
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from ... import _ops  # noqa: F401  (ensures ops are bound)
+from ..._ops.creation import empty, zeros
+from ..._ops.nn_ops import _keep_mask
+from ..._ops.pointwise import where
+from ..._ops.rearrange import cat, stack
 from ..._tensor import _make
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence
+from ..utils.rnn import PackedSequence, pad_packed_sequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -69,14 +74,12 @@ class RNNBase(Module):
         if proj_size:
             raise NotImplementedError("numtorch: LSTM with proj_size > 0 is not supported yet")
         if dropout > 0 and num_layers == 1:
-            import warnings
             warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
                           f"expects num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}")
         gate = _GATES[mode] * hidden_size
         dirs = 2 if bidirectional else 1
         self._flat_weights_names = []
         self._all_weights = []
-        from ..._ops.creation import empty
         for layer in range(num_layers):
             for d in range(dirs):
                 in_size = input_size if layer == 0 else hidden_size * dirs
@@ -131,8 +134,6 @@ class RNNBase(Module):
         last step (and, in the reverse direction, stays at h0 until its last step is reached), so
         ``h_n`` holds each sequence's own final state, as for a PackedSequence in PyTorch.
         """
-        from ..._ops.pointwise import where
-        from ..._ops.rearrange import cat, stack
         dirs = 2 if self.bidirectional else 1
         L = input.shape[0]
         layer_in = input
@@ -174,7 +175,6 @@ class RNNBase(Module):
     def _packed_dropout_mask(self, layer_in, lengths, order):
         """Dropout noise drawn over the packed rows (time-major, sorted batch order), as PyTorch draws it for
         a PackedSequence, and scattered back to the padded ``(L, N, H)`` layout."""
-        from ..._ops.nn_ops import _keep_mask
         L, N, H = layer_in.shape
         perm = np.arange(N) if order is None else order
         t_idx, b_sorted = np.nonzero(np.arange(L)[:, None] < lengths[perm][None, :])
@@ -183,7 +183,6 @@ class RNNBase(Module):
         return mask
 
     def _prepare(self, input, hx, batch_first=None):
-        from ..._ops.creation import zeros
         if input.dim() not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.dim()}D tensor instead")
         batched = input.dim() == 3
@@ -238,7 +237,6 @@ class RNNBase(Module):
         """A PackedSequence input: unpack to padded (caller's batch order) + lengths, run the masked
         recurrence, re-pack the output with the input's permutation. hx and h_n are in the caller's
         batch order, as in PyTorch."""
-        from ..utils.rnn import pad_packed_sequence
         padded, lengths = pad_packed_sequence(packed)
         x, h0, c0, _ = self._prepare(padded, hx, batch_first=False)
         order = packed.sorted_indices
@@ -293,7 +291,6 @@ class RNNCellBase(Module):
 
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
-        from ..._ops.creation import empty
         factory = {"device": device, "dtype": dtype}
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         self.weight_ih = Parameter(empty(num_chunks * hidden_size, input_size, **factory))
@@ -320,7 +317,6 @@ class RNNCellBase(Module):
         return s.format(**self.__dict__)
 
     def _step(self, mode, input, h, c):
-        from ..._ops.creation import zeros
         if input.dim() not in (1, 2):
             raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.dim()}D instead")
         batched = input.dim() == 2

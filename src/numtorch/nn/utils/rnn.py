@@ -16,6 +16,8 @@ from collections import namedtuple
 import numpy as np
 
 from ... import _dtype
+from ..._ops.creation import full
+from ..._ops.rearrange import cat
 from ..._tensor import Tensor, _make
 
 __all__ = ["PackedSequence", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence", "unpad_sequence",
@@ -135,8 +137,6 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first=False, padding_val
     ``batch_first``) in the caller's batch order and ``lengths`` int64
     (``torch.nn.utils.rnn.pad_packed_sequence``). ``total_length`` pads T further; ValueError if it is
     shorter than the longest sequence."""
-    from ..._ops.rearrange import cat
-    from ..._ops.creation import full
     data, bs = sequence.data, sequence.batch_sizes._data
     lens = _lengths_from_batch_sizes(bs)
     T = bs.size
@@ -165,8 +165,6 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     filling with ``padding_value`` on the ``padding_side`` ('right' or 'left')
     (``torch.nn.utils.rnn.pad_sequence``). RuntimeError for an empty list, mismatched trailing
     shapes or another padding side."""
-    from ..._ops.rearrange import cat
-    from ..._ops.creation import full
     if padding_side not in ("left", "right"):
         raise RuntimeError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
     if isinstance(sequences, Tensor):

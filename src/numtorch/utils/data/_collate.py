@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 
+from ..._ops.rearrange import stack
 from ..._tensor import Tensor, _make
 
 __all__ = ["default_collate", "default_convert"]
@@ -21,7 +22,6 @@ def default_collate(batch):
     collated field by field (tuples come back as lists, as in PyTorch). RuntimeError when sequences
     in the batch differ in length; TypeError for unsupported element types.
     """
-    from ..._ops.rearrange import stack
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(list(batch), 0)

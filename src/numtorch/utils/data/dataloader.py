@@ -15,6 +15,8 @@ import collections
 import itertools
 import multiprocessing
 
+from ... import _generator, random as _random
+from ..._ops.sampling import _eng
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
@@ -42,7 +44,6 @@ def _pool_init(dataset, collate_fn, fast, worker_init_fn, num_workers, base_seed
     with counter.get_lock():
         wid = counter.value
         counter.value += 1
-    from ... import random as _random
     _random.manual_seed(base_seed + wid)
     _worker_info = _WorkerInfo(wid, num_workers, base_seed + wid, dataset)
     _pool_state.update(dataset=dataset, collate_fn=collate_fn, fast=fast)
@@ -124,8 +125,6 @@ class DataLoader:
     def __iter__(self):
         # PyTorch draws a base seed for worker processes from ``generator`` each time an iterator is made,
         # workers or not; drawing it too keeps the default stream in step with PyTorch's
-        from ... import _generator
-        from ..._ops.sampling import _eng
         base_seed = int(_generator.random_default(_eng(self.generator), 1, "int64")[0])
         if self._iterable:
             return self._iter_iterable()

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from ..._tensor import Tensor, _make
+from ...random import randperm
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "StackDataset",
            "ChainDataset", "random_split"]
@@ -140,7 +141,6 @@ def random_split(dataset, lengths, generator=None):
     ``lengths`` are counts summing to ``len(dataset)``, or fractions summing to 1 (remainders are
     distributed round-robin, as PyTorch does). ValueError otherwise.
     """
-    from ...random import randperm
     n = len(dataset)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         counts = [int(math.floor(n * frac)) for frac in lengths]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from ...random import Generator, randperm
 from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
@@ -38,7 +39,6 @@ class DistributedSampler(Sampler):
     def __iter__(self):
         n = len(self.dataset)
         if self.shuffle:
-            from ...random import Generator, randperm
             g = Generator()
             g.manual_seed(self.seed + self.epoch)
             indices = randperm(n, generator=g).tolist()

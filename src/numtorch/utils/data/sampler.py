@@ -6,6 +6,7 @@ import numpy as np
 from ... import _generator
 from ..._dtype import float64
 from ..._ops.creation import as_tensor
+from ...random import Generator, multinomial, randint, randperm
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]
@@ -54,7 +55,6 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
-        from ...random import Generator, randint, randperm  # cycle: see SubsetRandomSampler.__iter__
         n = len(self.data_source)
         generator = self.generator
         if generator is None:  # as PyTorch: a fresh generator seeded from the default stream
@@ -81,8 +81,6 @@ class SubsetRandomSampler(Sampler):
         self.indices, self.generator = indices, generator
 
     def __iter__(self):
-        # inner while autograd.graph imports utils.hooks: that loads utils.data before autograd.function exists
-        from ...random import randperm
         for i in randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
@@ -105,7 +103,6 @@ class WeightedRandomSampler(Sampler):
         self.num_samples, self.replacement, self.generator = num_samples, replacement, generator
 
     def __iter__(self):
-        from ...random import multinomial  # cycle: see SubsetRandomSampler.__iter__
         yield from multinomial(self.weights, self.num_samples, self.replacement,
                                generator=self.generator).tolist()
 
