@@ -180,6 +180,35 @@ def test_function_level_imports_say_why():
     assert not bad, "imports inside functions without a comment saying why:\n" + "\n".join(sorted(set(bad)))
 
 
+def test_op_class_names_unique():
+    # grad_fn shows the class name (Node.name), so two node classes never share one; a class named for
+    # what it computes reports PyTorch's shared node name through its ``_node_name`` attribute instead
+    import importlib
+    import pkgutil
+
+    from numtorch.autograd.graph import Node
+    for info in pkgutil.walk_packages(numtorch.__path__, PKG + "."):
+        try:
+            importlib.import_module(info.name)
+        except ImportError:  # a module of an optional dependency that is not installed
+            pass
+    seen, todo = {}, [Node]
+    while todo:
+        cls = todo.pop()
+        for sub in cls.__subclasses__():
+            # the node classes of autograd.Function subclasses belong to the Function's module
+            mod = getattr(getattr(sub, "_forward_cls", None), "__module__", None) or sub.__module__
+            if mod.startswith(PKG + ".") and sub not in seen:
+                seen[sub] = f"{sub.__module__}.{sub.__qualname__}"
+                todo.append(sub)
+    by_name = {}
+    for cls, where in seen.items():
+        by_name.setdefault(cls.__name__, []).append(where)
+    dup = {n: sorted(w) for n, w in by_name.items() if len(w) > 1}
+    assert not dup, dup
+    assert len(seen) > 200
+
+
 def test_no_files_named_by_history():
     bad = [m for m in _modules() if any(w in m.rsplit(".", 1)[-1] for w in ("_extra", "misc", "_new", "3d"))]
     assert not bad, bad

@@ -115,8 +115,7 @@ class CopyBackwards(Op):
     """``self.copy_(src)`` under autograd: the value is ``src`` broadcast and cast to ``self``'s dtype;
     the gradient goes to ``src`` (summed over broadcast axes, in ``src``'s dtype), zero to the old ``self``."""
 
-    def name(self):
-        return "torch::autograd::CopyBackwards"  # PyTorch's name for this manually written node
+    _node_name = "torch::autograd::CopyBackwards"  # PyTorch's name for this manually written node
 
     def forward(self, s, x):
         self.sx, self.src = x.shape, x.dtype

@@ -251,11 +251,8 @@ class _BasicIndex(Op):
 
     _view = True
 
-    def name(self):
-        return self._name
-
     def forward(self, a, key, name):
-        self.key, self.shape, self._name = key, a.shape, name
+        self.key, self.shape, self._node_name = key, a.shape, name
         return a[key]
 
     def backward(self, g):

@@ -689,7 +689,7 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{a.shape[-2]} by {a.shape[-1]} matrices")
     if n == 0:
-        return CopyBackwards.apply(A)
+        return MatrixPowerZero.apply(A)
     if n < 0:
         _check(A, "linalg.inv", square=True)
         A, n = inv(A), -n
@@ -703,8 +703,10 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
     return result
 
 
-class CopyBackwards(Op):
+class MatrixPowerZero(Op):
     """``A^0``: the identity in A's shape; its gradient is zero (PyTorch's CopyBackwards)."""
+
+    _node_name = "CopyBackwards"
 
     def forward(self, a):
         return np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape).copy()

@@ -165,8 +165,7 @@ class BatchedMatmulBackward(_Matmul):
     """Batched, broadcasting matmul: PyTorch's graph ends in an ``_unsafe_view`` of the bmm result, so
     the node shows as UnsafeViewBackward0 (a class name taken by ``shape.py``'s reshape node)."""
 
-    def name(self):
-        return "UnsafeViewBackward0"
+    _node_name = "UnsafeViewBackward0"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -346,10 +345,9 @@ class _AddMatmul(Op):
 
 
 class AddmmMatmulBackward(_AddMatmul):
-    """``torch.addmm``; shows as AddmmBackward0 (a class name taken by ``nn_ops.py``'s linear layer)."""
+    """``torch.addmm``; shows as AddmmBackward0, as ``nn_ops.py``'s ``LinearAddmm`` (F.linear) does."""
 
-    def name(self):
-        return "AddmmBackward0"
+    _node_name = "AddmmBackward0"
 
 
 class BaddbmmBackward0(_AddMatmul):
@@ -449,13 +447,11 @@ addmm_, baddbmm_, addmv_, addbmm_ = map(_inplace_of, (addmm, baddbmm, addmv, add
 # ------------------------------------------------------------------------------------------------
 # outer product
 # ------------------------------------------------------------------------------------------------
-class OuterBackward0(Op):
+class OuterProduct(Op):
     """``a[:, None] * b[None, :]``; PyTorch builds outer as a broadcast multiply, so it shows MulBackward0."""
 
     _saves = (0, 1)
-
-    def name(self):
-        return "MulBackward0"
+    _node_name = "MulBackward0"
 
     def forward(self, a, b):
         self.saved = (a, b)
@@ -484,7 +480,7 @@ def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
     if vec2._data.ndim != 1:
         raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2._data.ndim}-D")
     a, b = _promote(input, vec2)
-    return _out(OuterBackward0.apply(a, b), out)
+    return _out(OuterProduct.apply(a, b), out)
 
 
 ger = outer
@@ -632,7 +628,8 @@ def _einsum_op(n):
     """The einsum node class for ``n`` operands (``_saves`` lists them all, so each is version-checked)."""
     op = _EINSUM_OPS.get(n)
     if op is None:
-        op = _EINSUM_OPS[n] = type("EinsumBackward0", (_Einsum,), {"_saves": tuple(range(n))})
+        op = _EINSUM_OPS[n] = type(f"Einsum{n}Operands", (_Einsum,),
+                                   {"_saves": tuple(range(n)), "_node_name": "EinsumBackward0"})
     return op
 
 

@@ -445,10 +445,11 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
 # ================================================================================================
 # linear layers
 # ================================================================================================
-class AddmmBackward0(Op):
+class LinearAddmm(Op):
     """``x @ W.T + b`` as one GEMM on ``x`` flattened to ``(M, in)``; any number of leading dims."""
 
     _saves = (0, 1)
+    _node_name = "AddmmBackward0"  # PyTorch's F.linear node, shared with torch.addmm's
 
     def forward(self, x, w, b=None):
         x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
@@ -725,7 +726,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
 
 
 # ================================================================================================
-# linear layer (F.linear): argument checks, then AddmmBackward0 above
+# linear layer (F.linear): argument checks, then LinearAddmm above
 # ================================================================================================
 def linear(input: Tensor, weight: Tensor, bias=None) -> Tensor:
     """``input @ weight.T + bias`` (``F.linear``): input ``(*, in)``, weight ``(out, in)``, bias ``(out,)``.
@@ -748,10 +749,10 @@ def linear(input: Tensor, weight: Tensor, bias=None) -> Tensor:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m}x{x.shape[-1]} and "
                            f"{w.shape[1]}x{w.shape[0]})")
     if bias is None:
-        return AddmmBackward0.apply(input, weight)
+        return LinearAddmm.apply(input, weight)
     b = bias._data
     if b.ndim > 1 or (b.ndim == 1 and b.shape[0] not in (1, w.shape[0])):
         raise RuntimeError(f"The expanded size of the tensor ({w.shape[0]}) must match the existing size "
                            f"({b.shape[-1]}) at non-singleton dimension 1.  Target sizes: "
                            f"[{x.size // max(x.shape[-1], 1)}, {w.shape[0]}].  Tensor sizes: {list(b.shape)}")
-    return AddmmBackward0.apply(input, weight, bias)
+    return LinearAddmm.apply(input, weight, bias)

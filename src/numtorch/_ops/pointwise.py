@@ -550,8 +550,7 @@ def ldexp(input, other, *, out=None):
 class _NotImplementedBackward(Op):
     """A recorded node whose backward raises, as PyTorch's ``torch::autograd::NotImplemented``."""
 
-    def name(self):
-        return "torch::autograd::NotImplemented"
+    _node_name = "torch::autograd::NotImplemented"
 
     def forward(self, a, b):
         return self._f(a, b)

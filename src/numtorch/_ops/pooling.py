@@ -683,13 +683,15 @@ def max_unpool(input, indices, nd, kernel_size, stride=None, padding=0, output_s
 # ------------------------------------------------------------------------------------------------
 # power-average pooling
 # ------------------------------------------------------------------------------------------------
-class PowBackward0(Op):
+class LpPoolRoot(Op):
     """LP pooling's tail ``(window * sign(s) * relu(|s|)) ** inv_p`` for the float window averages ``s``.
 
-    Named after the last node of PyTorch's op chain. Its gradient is that chain's: ``g * inv_p *
+    Shows as the last node of PyTorch's op chain. Its gradient is that chain's: ``g * inv_p *
     t ** (inv_p - 1) * window`` with ``t`` the base, and exactly 0 where ``s == 0`` (PyTorch's relu
     backward masks the infinite slope of ``pow`` there); NaN where ``t < 0`` and ``inv_p`` is fractional.
     """
+
+    _node_name = "PowBackward0"
 
     def forward(self, s, window, inv_p):
         t = np.sign(s) * np.abs(s)  # s itself, with -0.0 and NaN treated as PyTorch's chain does
@@ -721,7 +723,7 @@ def _lp_pool(input, nd, norm_type, kernel_size, stride, ceil_mode, window):
     if not isinstance(window, numbers.Number):  # lp_pool1d multiplies by kernel_size itself
         raise TypeError(f"mul(): argument 'other' (position 1) must be Tensor, not {type(window).__name__}")
     if out._data.dtype.kind in "fV":
-        return PowBackward0.apply(out, window, 1.0 / norm_type)
+        return LpPoolRoot.apply(out, window, 1.0 / norm_type)
     # integer windows (PyTorch's truncating average pool): the op chain itself, no gradient involved
     out = _P.mul(_P.mul(_U.sign(out), _U.relu(_U.abs(out))), window)
     return _P.pow(out, 1.0 / norm_type)

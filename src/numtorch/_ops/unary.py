@@ -245,8 +245,7 @@ class SquareBackward(Op):
 
     _saves = (0,)
 
-    def name(self):
-        return "PowBackward0"  # what PyTorch shows for x ** 2 and square(x)
+    _node_name = "PowBackward0"  # what PyTorch shows for x ** 2 and square(x)
 
     def forward(self, a):
         self.saved = a

@@ -378,8 +378,10 @@ class CopySlices(Op):
         return gflat.reshape(g.shape), gsrc
 
 
-class AsStridedBackward0(Op):
+class RegeneratedView(Op):
     """A view's history regenerated from its base's current history (after the base was rebased)."""
+
+    _node_name = "AsStridedBackward0"  # PyTorch regenerates the view as an as_strided of the base
 
     def forward(self, base, view, geometry):
         self.geometry, self.shape, self.dtype = geometry, base.shape, base.dtype
@@ -411,7 +413,7 @@ def _refresh_view(t):
     t._view_version = t._vc[0]
     if not base._rg or base.grad_fn is None or not _State.enabled:
         return
-    out = AsStridedBackward0.apply(_alias(base), t._data, geometry=_view_geometry(base, t))
+    out = RegeneratedView.apply(_alias(base), t._data, geometry=_view_geometry(base, t))
     t.grad_fn, t._output_nr, t._rg = out.grad_fn, 0, True
 
 

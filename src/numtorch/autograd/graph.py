@@ -32,9 +32,10 @@ class Node:
     _freed = False
     _versions = ()
     _graph = False   # True on the copy of a node whose backward runs on boxes (create_graph=True)
+    _node_name = None  # PyTorch's node name when the class is named for what it computes (shared names)
 
     def name(self) -> str:
-        return type(self).__name__
+        return self._node_name or type(self).__name__
 
     def __repr__(self):
         return f"<{self.name()} object at {hex(id(self))}>"
