@@ -311,3 +311,26 @@ def test_exports():
                  "CosineAnnealingWarmRestarts", "OneCycleLR", "CyclicLR", "PolynomialLR"]:
         assert issubclass(getattr(S, name), S.LRScheduler), name
     assert np.isclose(S.OneCycleLR._annealing_cos(1.0, 0.0, 0.5), 0.5)
+
+
+@pytest.mark.parametrize("name", ["StepLR", "SequentialLR", "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR",
+                                  "CosineAnnealingWarmRestarts", "OneCycleLR"])
+def test_schedulers_pickle_under_pytorchs_module_path(name):
+    import pickle
+
+    S = nt.optim.lr_scheduler
+    o = _opt(nt)
+    build = {"StepLR": lambda: S.StepLR(o, step_size=2),
+             "SequentialLR": lambda: S.SequentialLR(o, _seq_parts(S, o), milestones=[3]),
+             "ChainedScheduler": lambda: S.ChainedScheduler([S.StepLR(o, step_size=2), S.ExponentialLR(o, 0.9)]),
+             "ReduceLROnPlateau": lambda: S.ReduceLROnPlateau(o),
+             "CyclicLR": lambda: S.CyclicLR(o, base_lr=0.01, max_lr=0.1),
+             "CosineAnnealingWarmRestarts": lambda: S.CosineAnnealingWarmRestarts(o, T_0=3),
+             "OneCycleLR": lambda: S.OneCycleLR(o, max_lr=0.1, total_steps=10)}
+    sched = build[name]()
+    cls = type(sched)
+    assert cls.__module__ == "numtorch.optim.lr_scheduler" == S.LRScheduler.__module__
+    blob = pickle.dumps(sched)
+    assert b"numtorch.optim._" not in blob  # no private module named
+    back = pickle.loads(blob)
+    assert type(back) is cls and back.state_dict().keys() == sched.state_dict().keys()

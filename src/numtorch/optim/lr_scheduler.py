@@ -29,6 +29,12 @@ __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR
 
 _LRScheduler = LRScheduler  # the pre-2.0 name
 
+# the classes defined in the private modules pickle under PyTorch's path, as the ones below do
+for _cls in (LRScheduler, SequentialLR, ChainedScheduler, ReduceLROnPlateau, CyclicLR, CosineAnnealingWarmRestarts,
+             OneCycleLR):
+    _cls.__module__ = __name__
+del _cls
+
 
 class _LambdaBase(LRScheduler):
     """Shared by LambdaLR and MultiplicativeLR: one callable per group, saved by their ``__dict__``."""
