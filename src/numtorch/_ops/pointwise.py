@@ -136,39 +136,35 @@ class PowBackward0(_Binary):
         return ga, gb
 
 
-class MaximumBackward0(_Binary):
+class _SavesOperands(_Binary):
+    """A binary op ``_np(a, b)`` whose backward reads both operands."""
+
     _saves = (0, 1)
 
     def _f(self, a, b):
         self.saved = (a, b)
-        return np.maximum(a, b)
+        return self._np(a, b)
+
+
+class _Extremum(_SavesOperands):
+    """maximum/minimum: the gradient goes to the operand ``_wins`` picks; ties split it evenly, as PyTorch does."""
 
     def backward(self, g):
         a, b = self.saved
-        # ties split the gradient evenly, as PyTorch does
-        w = (a > b) + 0.5 * (a == b)
+        w = self._wins(a, b) + 0.5 * (a == b)
         return unbroadcast(g * w, self.sa), unbroadcast(g * (1 - w), self.sb)
 
 
-class MinimumBackward0(_Binary):
-    _saves = (0, 1)
-
-    def _f(self, a, b):
-        self.saved = (a, b)
-        return np.minimum(a, b)
-
-    def backward(self, g):
-        a, b = self.saved
-        w = (a < b) + 0.5 * (a == b)
-        return unbroadcast(g * w, self.sa), unbroadcast(g * (1 - w), self.sb)
+class MaximumBackward0(_Extremum):
+    _np, _wins = staticmethod(np.maximum), staticmethod(np.greater)
 
 
-class Atan2Backward0(_Binary):
-    _saves = (0, 1)
+class MinimumBackward0(_Extremum):
+    _np, _wins = staticmethod(np.minimum), staticmethod(np.less)
 
-    def _f(self, a, b):
-        self.saved = (a, b)
-        return np.arctan2(a, b)
+
+class Atan2Backward0(_SavesOperands):
+    _np = staticmethod(np.arctan2)
 
     def backward(self, g):
         a, b = self.saved

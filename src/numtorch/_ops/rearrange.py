@@ -315,22 +315,24 @@ def rot90(input: Tensor, k=1, dims=(0, 1)) -> Tensor:
 # ------------------------------------------------------------------------------------------------
 # triangles and diagonals
 # ------------------------------------------------------------------------------------------------
-class TrilBackward0(Op):
+class _Triangle(Op):
+    """The lower or upper triangle (``_tri``: np.tril or np.triu) from diagonal ``k``; the gradient is
+    the same triangle of ``g``."""
+
     def forward(self, a, k):
         self.k = k
-        return np.tril(a, k)
+        return self._tri(a, k)
 
     def backward(self, g):
-        return np.tril(g, self.k)
+        return self._tri(g, self.k)
 
 
-class TriuBackward0(Op):
-    def forward(self, a, k):
-        self.k = k
-        return np.triu(a, k)
+class TrilBackward0(_Triangle):
+    _tri = staticmethod(np.tril)
 
-    def backward(self, g):
-        return np.triu(g, self.k)
+
+class TriuBackward0(_Triangle):
+    _tri = staticmethod(np.triu)
 
 
 def tril(input: Tensor, diagonal=0, *, out=None) -> Tensor:

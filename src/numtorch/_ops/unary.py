@@ -38,17 +38,6 @@ class NegBackward0(Op):
         return -g
 
 
-class AbsBackward0(Op):
-    _saves = (0,)
-
-    def forward(self, a):
-        self.saved = a
-        return np.abs(a)
-
-    def backward(self, g):
-        return g * np.sign(self.saved)
-
-
 class ExpBackward0(Op):
     _saves = ("out",)
 
@@ -61,124 +50,91 @@ class ExpBackward0(Op):
         return g * self.saved
 
 
-class Exp2Backward0(Op):
+class _SavesOutput(Op):
+    """``_f(x)`` whose gradient ``_grad(g, out)`` reads the output."""
+
     _saves = ("out",)
 
     def forward(self, a):
-        out = np.exp2(a)
-        self.saved = out
-        return out
+        self.saved = self._f(a)
+        return self.saved
 
     def backward(self, g):
-        return g * self.saved * math.log(2)
-
-
-class Expm1Backward0(Op):
-    _saves = ("out",)
-
-    def forward(self, a):
-        out = np.expm1(a)
-        self.saved = out
-        return out
-
-    def backward(self, g):
-        return g * (self.saved + 1)
+        return self._grad(g, self.saved)
 
 
 class _SavesInput(Op):
+    """``_f(x)`` whose gradient ``_grad(g, x)`` reads the input."""
+
     _saves = (0,)
 
     def forward(self, a):
         self.saved = a
         return self._f(a)
 
+    def backward(self, g):
+        return self._grad(g, self.saved)
+
+
+# each: f, and the gradient g * f'(x) from the saved input x or output o
+class AbsBackward0(_SavesInput):
+    _f, _grad = staticmethod(np.abs), staticmethod(lambda g, x: g * np.sign(x))
+
+
+class Exp2Backward0(_SavesOutput):
+    _f, _grad = staticmethod(np.exp2), staticmethod(lambda g, o: g * o * math.log(2))
+
+
+class Expm1Backward0(_SavesOutput):
+    _f, _grad = staticmethod(np.expm1), staticmethod(lambda g, o: g * (o + 1))
+
 
 class LogBackward0(_SavesInput):
-    _f = staticmethod(np.log)
-
-    def backward(self, g):
-        return g / self.saved
+    _f, _grad = staticmethod(np.log), staticmethod(lambda g, x: g / x)
 
 
 class Log2Backward0(_SavesInput):
-    _f = staticmethod(np.log2)
-
-    def backward(self, g):
-        return g / (self.saved * math.log(2))
+    _f, _grad = staticmethod(np.log2), staticmethod(lambda g, x: g / (x * math.log(2)))
 
 
 class Log10Backward0(_SavesInput):
-    _f = staticmethod(np.log10)
-
-    def backward(self, g):
-        return g / (self.saved * math.log(10))
+    _f, _grad = staticmethod(np.log10), staticmethod(lambda g, x: g / (x * math.log(10)))
 
 
 class Log1PBackward0(_SavesInput):
-    _f = staticmethod(np.log1p)
-
-    def backward(self, g):
-        return g / (self.saved + 1)
+    _f, _grad = staticmethod(np.log1p), staticmethod(lambda g, x: g / (x + 1))
 
 
 class SinBackward0(_SavesInput):
-    _f = staticmethod(np.sin)
-
-    def backward(self, g):
-        return g * np.cos(self.saved)
+    _f, _grad = staticmethod(np.sin), staticmethod(lambda g, x: g * np.cos(x))
 
 
 class CosBackward0(_SavesInput):
-    _f = staticmethod(np.cos)
-
-    def backward(self, g):
-        return -g * np.sin(self.saved)
+    _f, _grad = staticmethod(np.cos), staticmethod(lambda g, x: -g * np.sin(x))
 
 
-class TanBackward0(Op):
-    _saves = ("out",)
-
-    def forward(self, a):
-        self.saved = np.tan(a)
-        return self.saved
-
-    def backward(self, g):
-        return g * (1 + self.saved * self.saved)
+class TanBackward0(_SavesOutput):
+    _f, _grad = staticmethod(np.tan), staticmethod(lambda g, o: g * (1 + o * o))
 
 
 class AsinBackward0(_SavesInput):
-    _f = staticmethod(np.arcsin)
-
-    def backward(self, g):
-        return g / np.sqrt(1 - self.saved * self.saved)
+    _f, _grad = staticmethod(np.arcsin), staticmethod(lambda g, x: g / np.sqrt(1 - x * x))
 
 
 class AcosBackward0(_SavesInput):
-    _f = staticmethod(np.arccos)
-
-    def backward(self, g):
-        return -g / np.sqrt(1 - self.saved * self.saved)
+    _f, _grad = staticmethod(np.arccos), staticmethod(lambda g, x: -g / np.sqrt(1 - x * x))
 
 
 class AtanBackward0(_SavesInput):
-    _f = staticmethod(np.arctan)
-
-    def backward(self, g):
-        return g / (1 + self.saved * self.saved)
+    _f, _grad = staticmethod(np.arctan), staticmethod(lambda g, x: g / (1 + x * x))
 
 
 class SinhBackward0(_SavesInput):
-    _f = staticmethod(np.sinh)
-
-    def backward(self, g):
-        return g * np.cosh(self.saved)
+    _f, _grad = staticmethod(np.sinh), staticmethod(lambda g, x: g * np.cosh(x))
 
 
 class CoshBackward0(_SavesInput):
-    _f = staticmethod(np.cosh)
-
-    def backward(self, g):
-        return g * np.sinh(self.saved)
+    _f, _grad = staticmethod(np.cosh), staticmethod(lambda g, x: g * np.sinh(x))
 
 
 class ErfBackward0(_SavesInput):
@@ -204,47 +160,22 @@ class ErfinvBackward0(Op):
         return g * (math.sqrt(math.pi) / 2) * np.exp(y * y)
 
 
-class SqrtBackward0(Op):
-    _saves = ("out",)
-
-    def forward(self, a):
-        self.saved = np.sqrt(a)
-        return self.saved
-
-    def backward(self, g):
-        return g / (2 * self.saved)
+class SqrtBackward0(_SavesOutput):
+    _f, _grad = staticmethod(np.sqrt), staticmethod(lambda g, o: g / (2 * o))
 
 
-class RsqrtBackward0(Op):
-    _saves = ("out",)
-
-    def forward(self, a):
-        out = 1 / np.sqrt(a)
-        self.saved = out
-        return out
-
-    def backward(self, g):
-        o = self.saved
-        return -0.5 * g * o * o * o
+class RsqrtBackward0(_SavesOutput):
+    _f, _grad = staticmethod(lambda a: 1 / np.sqrt(a)), staticmethod(lambda g, o: -0.5 * g * o * o * o)
 
 
-class ReciprocalBackward0(Op):
-    _saves = ("out",)
-
-    def forward(self, a):
-        self.saved = 1 / a
-        return self.saved
-
-    def backward(self, g):
-        o = self.saved
-        return -g * o * o
+class ReciprocalBackward0(_SavesOutput):
+    _f, _grad = staticmethod(lambda a: 1 / a), staticmethod(lambda g, o: -g * o * o)
 
 
 class SquareBackward(Op):
     """``x ** 2`` and ``square``: saves the input, gradient ``2 x g``."""
 
     _saves = (0,)
-
     _node_name = "PowBackward0"  # what PyTorch shows for x ** 2 and square(x)
 
     def forward(self, a):
@@ -255,12 +186,8 @@ class SquareBackward(Op):
         return g * (2 * self.saved)
 
 
-class TanhBackward0(Op):
-    _saves = ("out",)
-
-    def forward(self, a):
-        self.saved = np.tanh(a)
-        return self.saved
+class TanhBackward0(_SavesOutput):
+    _f = staticmethod(np.tanh)
 
     def backward(self, g):
         t = self.saved
