@@ -683,31 +683,25 @@ def max_unpool(input, indices, nd, kernel_size, stride=None, padding=0, output_s
 # ------------------------------------------------------------------------------------------------
 # power-average pooling
 # ------------------------------------------------------------------------------------------------
-class LpPoolRoot(Op):
-    """LP pooling's tail ``(window * sign(s) * relu(|s|)) ** inv_p`` for the float window averages ``s``.
-
-    Shows as the last node of PyTorch's op chain. Its gradient is that chain's: ``g * inv_p *
-    t ** (inv_p - 1) * window`` with ``t`` the base, and exactly 0 where ``s == 0`` (PyTorch's relu
-    backward masks the infinite slope of ``pow`` there); NaN where ``t < 0`` and ``inv_p`` is fractional.
+class LpPoolBase(Op):
+    """LP pooling's base ``window * sign(s) * relu(|s|)`` for the float window averages ``s``: ``s``
+    times the window size, with -0.0 and NaN as PyTorch's op chain gives them. Its gradient is
+    ``g * window``, and exactly 0 where ``s == 0`` (PyTorch's relu backward masks there the infinite
+    slope of the ``pow`` that follows, which stays a real ``PowBackward0`` node, as in PyTorch).
     """
 
-    _node_name = "PowBackward0"
+    _graph_constants = ("mask",)
 
-    def forward(self, s, window, inv_p):
+    def forward(self, s, window):
         t = np.sign(s) * np.abs(s)  # s itself, with -0.0 and NaN treated as PyTorch's chain does
         t *= window
-        self.saved = (s, t)
-        self.window, self.inv_p = window, inv_p
-        with np.errstate(divide="ignore", invalid="ignore"):  # NaN for negative bases, as PyTorch
-            return t ** inv_p
+        self.mask, self.window = s == 0, window
+        return t
 
     def backward(self, g):
-        s, t = self.saved
-        with np.errstate(divide="ignore", invalid="ignore"):
-            gs = g * (self.inv_p * t ** (self.inv_p - 1))
-        gs *= self.window
-        gs[s == 0] = 0
-        return gs, None, None
+        gs = g * self.window
+        gs[self.mask] = 0
+        return gs, None
 
 
 def _lp_pool(input, nd, norm_type, kernel_size, stride, ceil_mode, window):
@@ -723,7 +717,7 @@ def _lp_pool(input, nd, norm_type, kernel_size, stride, ceil_mode, window):
     if not isinstance(window, numbers.Number):  # lp_pool1d multiplies by kernel_size itself
         raise TypeError(f"mul(): argument 'other' (position 1) must be Tensor, not {type(window).__name__}")
     if out._data.dtype.kind in "fV":
-        return LpPoolRoot.apply(out, window, 1.0 / norm_type)
+        return _P.pow(LpPoolBase.apply(out, window), 1.0 / norm_type)  # NaN for negative bases, as PyTorch
     # integer windows (PyTorch's truncating average pool): the op chain itself, no gradient involved
     out = _P.mul(_P.mul(_U.sign(out), _U.relu(_U.abs(out))), window)
     return _P.pow(out, 1.0 / norm_type)
