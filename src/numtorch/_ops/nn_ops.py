@@ -2,7 +2,8 @@
 
 Each kernel is an ``Op`` with a hand-derived backward on ndarrays, fused so that a layer costs one
 node in the graph and few temporaries (the makemore MLP and a GPT step run through these). The
-public functional forms with PyTorch's argument checking live in ``numtorch/nn/functional.py``;
+public functional forms with PyTorch's argument checking live in ``numtorch/nn/functional.py`` (``linear``,
+checks and all, is here; F re-exports it);
 this module's ``__all__`` is what ``torch.*`` exposes (``torch.softmax``, ``torch.dropout``, ...).
 Normalization kernels are in ``norm_ops.py``, loss kernels in ``losses.py`` and embeddings in ``embedding.py``.
 """
