@@ -195,6 +195,41 @@ def test_allowed_callables_refuse_hostile_arguments():
         load_bytes(checkpoint(G("builtins", "bytearray") + P((1 << 40,)) + b"R"))
     with pytest.raises(pickle.UnpicklingError, match="_codecs"):
         load_bytes(checkpoint(G("_codecs", "encode") + P(("x", "zlib_codec")) + b"R"))
+    with pytest.raises(pickle.UnpicklingError, match="_codecs"):
+        load_bytes(checkpoint(G("_codecs", "encode") + P(("x", "no-such-codec")) + b"R"))
+
+
+def test_declared_lengths_in_the_pickle_allocate_nothing_up_front():
+    with pytest.raises(EOFError, match="truncated|ends early"):
+        load_bytes(checkpoint(b"\x96" + (1 << 50).to_bytes(8, "little") + b"abc"))
+
+
+def test_fuzzed_pickles_raise_only_torchs_exception_types():
+    import random
+    buf = io.BytesIO()
+    m = ref.nn.Linear(3, 2)
+    ref.save({"sd": m.state_dict(), "p": ref.nn.Parameter(ref.ones(2)), "b": b"xy", "s": {1, 2}, "c": 1j,
+              "size": ref.Size([2]), "dev": ref.device("cpu"), "dt": ref.float16}, buf)
+    with zipfile.ZipFile(buf) as zf:
+        items = {n: zf.read(n) for n in zf.namelist()}
+    pkl = next(n for n in items if n.endswith("data.pkl"))
+    rng = random.Random(0)
+    for _ in range(600):
+        d = bytearray(items[pkl])
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(d))
+            if rng.random() < 0.6:
+                d[i] = rng.randrange(256)
+            else:
+                del d[i:i + rng.randint(1, 8)]
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as zf:
+            for n, v in items.items():
+                zf.writestr(n, bytes(d) if n == pkl else v)
+        try:
+            load_bytes(out.getvalue())
+        except (pickle.UnpicklingError, RuntimeError, EOFError):
+            pass
 
 
 # ------------------------------------------------------------------ 3. damaged files say so, with torch's types

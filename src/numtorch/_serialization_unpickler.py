@@ -128,7 +128,11 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
 
 def _codecs_encode(obj, encoding="utf-8", errors="strict"):
     # protocol-2 pickles write bytes as _codecs.encode(str, "latin1"); no other codec may run
-    if not isinstance(obj, str) or codecs.lookup(encoding).name not in ("latin-1", "iso8859-1", "utf-8", "ascii"):
+    try:
+        codec = codecs.lookup(encoding).name if isinstance(encoding, str) else None
+    except LookupError:
+        codec = None
+    if not isinstance(obj, str) or codec not in ("latin-1", "iso8859-1", "utf-8", "ascii"):
         raise pickle.UnpicklingError(f"_codecs.encode: unsupported arguments ({type(obj).__name__}, {encoding!r})")
     return codecs.encode(obj, encoding, errors)
 
@@ -372,6 +376,14 @@ class WeightsUnpickler(pickle._Unpickler):
             _refuse(f"ADDITEMS on a {type(target).__name__}")
         target.update(items)
     dispatch[pickle.ADDITEMS[0]] = load_additems
+
+    def load_bytearray8(self):  # the stock one allocates the declared length before reading it
+        n = int.from_bytes(self.read(8), "little")
+        data = self.read(n)
+        if len(data) != n:
+            raise EOFError("BYTEARRAY8 ends early")
+        self.append(bytearray(data))
+    dispatch[pickle.BYTEARRAY8[0]] = load_bytearray8
 
     def _unsupported(self):
         _refuse("the file uses a pickle opcode that checkpoints never contain (INST, OBJ, NEWOBJ_EX, EXT*, PERSID)")
