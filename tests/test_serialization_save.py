@@ -47,6 +47,17 @@ def test_mode_of_an_existing_file_is_kept_and_new_files_follow_umask(tmp_path):
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_owner_of_an_existing_file_is_kept(tmp_path):
+    path = tmp_path / "theirs.pt"
+    nt.save({"v": nt.ones(1)}, path)
+    os.chown(path, 12345, 23456)
+    os.chmod(path, 0o604)
+    nt.save({"v": nt.zeros(1)}, path)
+    st = os.stat(path)
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (12345, 23456, 0o604)
+
+
 def test_dev_null_is_written_not_replaced():
     before = os.stat("/dev/null")
     nt.save({"v": nt.ones(3)}, "/dev/null")
@@ -126,5 +137,5 @@ def test_kill_9_during_saves_never_leaves_a_torn_file_or_accumulating_temps(tmp_
                                                                               "stress_save.py"))
     stress = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(stress)
-    res = stress.run(str(tmp_path), mb=24, kills=8, seed=1, log=lambda *a: None)
+    res = stress.run(str(tmp_path), mb=16, kills=8, seed=1, log=lambda *a: None)
     assert res["kills"] == 8 and res["max_temp_files"] <= 1
