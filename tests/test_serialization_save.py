@@ -124,6 +124,13 @@ def test_temp_file_is_named_recognisably_and_directory_is_fsynced(tmp_path, monk
     assert seen["dir_fsync"] == 1
 
 
+def test_missing_parent_directory_is_torchs_runtime_error(tmp_path):
+    with pytest.raises(RuntimeError, match="Parent directory .*missing does not exist"):
+        nt.save({}, tmp_path / "missing" / "x.pt")
+    with pytest.raises(RuntimeError, match="Parent directory .*missing does not exist"):
+        ref.save({}, tmp_path / "missing" / "x.pt")
+
+
 def test_failed_save_leaves_old_file_and_no_temp(tmp_path):
     path = tmp_path / "ckpt.pt"
     nt.save({"v": nt.tensor([1.0])}, path)

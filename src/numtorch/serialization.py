@@ -202,6 +202,8 @@ def _save_to_path(obj, path: str) -> None:
             _dump(obj, fh)
         return
     directory, name = os.path.split(target)
+    if not os.path.isdir(directory):
+        raise RuntimeError(f"Parent directory {directory} does not exist.")
     _remove_stale_temps(directory)
     tmp = os.path.join(directory, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
