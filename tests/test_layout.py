@@ -31,7 +31,7 @@ LAYERS = [
     ("optim", ("optim",)),
     ("utils, data", ("utils",)),
     ("distributed", ("distributed",)),
-    ("serialization", ("serialization", "_serialization")),
+    ("serialization", ("serialization", "_serialization_")),
     ("package root", ("",)),
     ("on the torch namespace", ("distributions", "examples")),
 ]

@@ -11,37 +11,37 @@ File layout (what ``torch.save`` writes since PyTorch 1.6)::
     (plus .format_version, .storage_alignment, .data/serialization_id; records are 64-byte aligned)
 
 Tensors that view one NumPy buffer share one storage, so views stay views after a round trip.
-``load`` unpickles with an allow-list (``weights_only=True``, the default): any other global raises
-``pickle.UnpicklingError`` naming it, and nothing from the file is executed. ``save`` is atomic: it
-writes a temporary file in the target directory, fsyncs it and renames it over the target.
+``load`` unpickles with an allow-list (``weights_only=True``, the default; the unpickler and the
+validated tensor rebuilds live in ``_serialization_unpickler``) and also reads legacy (pre-1.6,
+``_use_new_zipfile_serialization=False``) files. ``save`` to a path is atomic. What each guarantees
+is written down in docs/serialization.md.
 """
 from __future__ import annotations
 
 import collections
-import codecs
+import contextlib
 import io
 import os
 import pickle
+import re
+import stat
 import struct
-import tempfile
 import warnings
 import zipfile
+import zlib
 
 import numpy as np
 
 from . import _dtype
 from ._device import check as _check_device
 from ._device import device as _Device
+from ._serialization_unpickler import (FullUnpickler, WeightsUnpickler, _is_int, _LoadedStorage, _StorageType,
+                                       add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals)
 from ._tensor import Size, Tensor, _make
 from .nn.parameter import Parameter
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals"]
 
-_STORAGE_NAMES = {"float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
-                  "bfloat16": "BFloat16Storage", "int64": "LongStorage", "int32": "IntStorage",
-                  "int16": "ShortStorage", "int8": "CharStorage", "uint8": "ByteStorage", "bool": "BoolStorage",
-                  "complex64": "ComplexFloatStorage", "complex128": "ComplexDoubleStorage"}
-_STORAGE_DTYPES = {v: _dtype._NAMES[k] for k, v in _STORAGE_NAMES.items()}
 _ALIGN = 64
 
 
@@ -85,7 +85,7 @@ class _TorchPickler(pickle._Pickler):  # the pure-Python pickler lets us write t
 
     def persistent_id(self, obj):
         if isinstance(obj, _Storage):
-            return ("storage", _Global("torch", _STORAGE_NAMES[obj.dtype.name]), obj.key, "cpu", obj.numel)
+            return ("storage", _Global("torch", obj.dtype._storage_name), obj.key, "cpu", obj.numel)
         return None
 
     def _storage_of(self, arr):
@@ -105,7 +105,7 @@ class _TorchPickler(pickle._Pickler):  # the pure-Python pickler lets us write t
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
-            if type(obj) is not Tensor and _is_parameter(obj):
+            if isinstance(obj, Parameter):
                 plain = _make(obj._data)
                 return (_Global("torch._utils", "_rebuild_parameter"),
                         (plain, obj.requires_grad, collections.OrderedDict()))
@@ -119,10 +119,6 @@ class _TorchPickler(pickle._Pickler):  # the pure-Python pickler lets us write t
         if isinstance(obj, _Device):
             return (_Global("torch", "device"), (str(obj),))
         return NotImplemented
-
-
-def _is_parameter(obj):
-    return isinstance(obj, Parameter)
 
 
 def _write_record(zf: zipfile.ZipFile, name: str, data: bytes):
@@ -152,32 +148,106 @@ def _dump(obj, fileobj):
         _write_record(zf, "archive/.data/serialization_id", str(int.from_bytes(os.urandom(16), "little")).encode())
 
 
+# temporary files of a save in progress: ".{name}.{pid}.{random}.tmp" next to the target
+_TMP_RE = re.compile(r"^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
+def _remove_stale_temps(directory: str) -> None:
+    """Delete temporary files left by saves whose process died (kill -9, power loss) in ``directory``."""
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    me = os.getpid()
+    for e in entries:
+        m = _TMP_RE.match(e.name)
+        if m and int(m.group(1)) != me and not _pid_alive(int(m.group(1))):
+            with contextlib.suppress(OSError):
+                if e.is_file(follow_symlinks=False):
+                    os.unlink(e.path)
+
+
+def _fsync_dir(directory: str) -> None:
+    """Make a rename in ``directory`` durable (no-op where directories cannot be opened or fsynced)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _save_to_path(obj, path: str) -> None:
+    target = os.path.realpath(path)  # through symlinks: the link keeps pointing at the checkpoint
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):  # /dev/null, a FIFO, a device: never replace it
+        with open(target, "wb") as fh:
+            _dump(obj, fh)
+        return
+    directory, name = os.path.split(target)
+    if not os.path.isdir(directory):
+        raise RuntimeError(f"Parent directory {directory} does not exist.")
+    _remove_stale_temps(directory)
+    tmp = os.path.join(directory, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    try:
+        # a new file gets 0666 & ~umask like open(); an existing one keeps its mode (set below)
+        fd = os.open(tmp, flags, 0o600 if st is not None else 0o666)
+    except PermissionError:  # a writable file in a directory we may not create files in: write in place
+        with open(target, "r+b") as fh:
+            _dump(obj, fh)
+            fh.truncate()
+        return
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            _dump(obj, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+            if st is not None:
+                with contextlib.suppress(PermissionError):  # only root may give a file to another user
+                    os.fchown(fh.fileno(), st.st_uid, st.st_gid)
+                os.fchmod(fh.fileno(), stat.S_IMODE(st.st_mode))  # after chown, which may clear setuid bits
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(directory)
+
+
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
          _disable_byteorder_record=False) -> None:
     """Save ``obj`` (tensors, state_dicts, optimizer states, nested containers, modules) to ``f``.
 
     Mirrors ``torch.save``: PyTorch's zip format, readable by real ``torch.load(f, weights_only=True)``.
-    ``f`` is a path (str or os.PathLike; written atomically through a temporary file, fsync and
-    rename, so an interrupted save never leaves a truncated file) or a writable binary file object.
+    ``f`` is a path (str or os.PathLike) or a writable binary file object (written directly).
+    A path to a regular file (or to nothing yet) is written atomically: a temporary
+    ``.{name}.{pid}.{random}.tmp`` in the same directory, fsync, rename over the target, fsync of
+    the directory; the target is always the old file or the complete new one. Symlinks are written
+    through (the link stays), an existing file keeps its mode and (where permitted) owner, and
+    device files and FIFOs (``/dev/null``) are written directly, never replaced. Temporary files of
+    saves whose process died are removed by the next save into the same directory.
     RuntimeError for a non-leaf tensor that requires grad.
     """
     if isinstance(f, (str, os.PathLike)):
-        path = os.fspath(f)
-        d = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix=".numtorch-save-", suffix=".tmp", dir=d)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                _dump(obj, fh)
-                fh.flush()
-                os.fsync(fh.fileno())
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual permissions
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        _save_to_path(obj, os.fspath(f))
         return
     _dump(obj, f)
 
@@ -185,196 +255,262 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
 # ================================================================================================
 # load
 # ================================================================================================
-def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
-                       metadata=None):
-    arr, dt = storage
-    isz = dt.itemsize
-    if not size:
-        view = np.ndarray((), dt.np, buffer=arr, offset=storage_offset * isz) if arr.size else np.zeros((), dt.np)
-    else:
-        need = storage_offset + 1 + sum((s - 1) * st for s, st in zip(size, stride)) if all(size) else 0
-        if need > arr.size:
-            raise RuntimeError(f"storage of {arr.size} elements is too small for a tensor of size {list(size)}, "
-                               f"stride {list(stride)} at offset {storage_offset}")
-        view = np.lib.stride_tricks.as_strided(arr[storage_offset:] if arr.size else arr, tuple(size),
-                                               tuple(s * isz for s in stride))
-    t = _make(view)
-    if requires_grad:
-        t.requires_grad = True
-    return t
+_MAGIC_NUMBER = 0x1950A86A20F9469CFC6C  # legacy (pre-zip) format header, as torch.serialization
+_PROTOCOL_VERSION = 1001
+_DEFLATE_MAX_RATIO = 1032  # deflate cannot expand more than this; bounds what a record may declare
+_TRUE_VALUES = ("1", "y", "yes", "true")
 
 
-def _rebuild_parameter(data, requires_grad, backward_hooks, *args):
-    return Parameter(data, requires_grad)
+def _damaged(reason, record=None) -> RuntimeError:
+    where = f" (record {record})" if record else ""
+    return RuntimeError(f"numtorch.load failed reading zip archive{where}: {reason}. The checkpoint file is damaged: "
+                        "it was not saved completely, was truncated or corrupted in transfer, or is not a "
+                        "PyTorch checkpoint.")
 
 
-def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
-    p = _rebuild_parameter(data, requires_grad, backward_hooks)
-    if state:
-        p.__dict__.update(state)
-    return p
+_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, struct.error, ValueError, OSError,
+               NotImplementedError)
 
 
-_safe_globals: dict = {}
-
-
-def add_safe_globals(safe_globals) -> None:
-    """Allow these classes/functions in ``weights_only`` loads (``torch.serialization.add_safe_globals``).
-
-    Items are objects or ``(object, "module.Name")`` pairs. A ``torch.`` name in a file also matches
-    the numtorch object of the same dotted path (``torch.nn.modules.linear.Linear`` ->
-    ``numtorch.nn.modules.linear.Linear``).
-    """
-    for g in safe_globals:
-        obj, name = (g if isinstance(g, tuple) else (g, f"{g.__module__}.{g.__qualname__}"))
-        _safe_globals[name] = obj
-        if name.startswith("numtorch."):
-            _safe_globals["torch." + name[len("numtorch."):]] = obj
-
-
-def get_safe_globals():
-    return list(dict.fromkeys(_safe_globals.values()))
-
-
-def clear_safe_globals() -> None:
-    _safe_globals.clear()
-
-
-class safe_globals:
-    """Context manager form of ``add_safe_globals`` (``torch.serialization.safe_globals``)."""
-
-    def __init__(self, safe_globals):
-        self.items = safe_globals
-
-    def __enter__(self):
-        self.saved = dict(_safe_globals)
-        add_safe_globals(self.items)
-
-    def __exit__(self, *exc):
-        _safe_globals.clear()
-        _safe_globals.update(self.saved)
-
-
-def _builtin_allowed():
-    allowed = {
-        "collections.OrderedDict": collections.OrderedDict,
-        "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
-        "torch._utils._rebuild_parameter": _rebuild_parameter,
-        "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
-        "torch.Size": Size,
-        "torch.device": _Device,
-        "builtins.set": set, "builtins.frozenset": frozenset, "builtins.slice": slice,
-        "builtins.complex": complex, "builtins.bytearray": bytearray,
-        # protocol-2 pickles name Python 3's builtins by their Python 2 module
-        "__builtin__.set": set, "__builtin__.frozenset": frozenset, "__builtin__.slice": slice,
-        "__builtin__.complex": complex, "__builtin__.bytearray": bytearray,
-        "_codecs.encode": _codecs_encode,
-    }
-    for name in _STORAGE_DTYPES:
-        allowed["torch." + name] = _StorageType(name)
-    for name, d in _dtype._NAMES.items():
-        allowed["torch." + name] = d
-    return allowed
-
-
-def _codecs_encode(obj, encoding="utf-8", errors="strict"):
-    return codecs.encode(obj, encoding, errors)
-
-
-class _StorageType:
-    def __init__(self, name):
-        self.dtype = _STORAGE_DTYPES[name]
-
-
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, data, zf, prefix, weights_only, mmap_file):
-        super().__init__(io.BytesIO(data))
-        self.zf, self.prefix, self.weights_only, self.mmap_file = zf, prefix, weights_only, mmap_file
-        self.allowed = _builtin_allowed()
-        self.loaded = {}
-
-    def find_class(self, module, name):
-        full = f"{module}.{name}"
-        if full in self.allowed:
-            return self.allowed[full]
-        if full in _safe_globals:
-            return _safe_globals[full]
-        if self.weights_only:
-            raise pickle.UnpicklingError(
-                f"Weights only load failed. Unsupported global: GLOBAL {full} was not an allowed global by "
-                f"default. Use `numtorch.serialization.add_safe_globals([{name}])` or the "
-                f"`numtorch.serialization.safe_globals([{name}])` context manager to allowlist this global if you "
-                f"trust this class/function; or load with weights_only=False only if you trust the file, since "
-                f"that can run arbitrary code.")
-        if module == "torch" or module.startswith("torch."):
-            module = "numtorch" + module[5:]
-        return super().find_class(module, name)
-
-    def persistent_load(self, pid):
-        if not (isinstance(pid, tuple) and pid and pid[0] == "storage"):
-            raise pickle.UnpicklingError(f"Unsupported persistent id: {pid!r}")
-        _, stype, key, location, numel = pid
-        dt = stype.dtype if isinstance(stype, _StorageType) else stype
-        if key not in self.loaded:
-            name = f"{self.prefix}data/{key}"
-            if self.mmap_file is not None:
-                info = self.zf.getinfo(name)
-                arr = np.memmap(self.mmap_file, dtype=dt.np, mode="c", offset=_data_offset(self.zf, info),
-                                shape=(info.file_size // dt.itemsize,))
-            else:
-                raw = self.zf.read(name)
-                arr = np.frombuffer(bytearray(raw), dtype=dt.np)
-            self.loaded[key] = arr
-        return (self.loaded[key], dt)
+def _read_record(zf, info, limit_ratio=_DEFLATE_MAX_RATIO) -> np.ndarray:
+    """The bytes of one zip record as a uint8 array, CRC-checked; never more than it declares."""
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise RuntimeError(f"numtorch.load: record {info.filename} uses compression method {info.compress_type}; "
+                           "PyTorch checkpoints are stored or deflated")
+    n = info.file_size
+    if n > max(info.compress_size, 1) * (1 if info.compress_type == zipfile.ZIP_STORED else limit_ratio):
+        raise _damaged(f"it declares {n} bytes from {info.compress_size} stored bytes", info.filename)
+    buf = np.empty(n, np.uint8)
+    mv = memoryview(buf)
+    pos = 0
+    try:
+        with zf.open(info) as src:
+            while pos < n:
+                chunk = src.read(min(1 << 24, n - pos))
+                if not chunk:
+                    raise EOFError("the record ends early")
+                mv[pos:pos + len(chunk)] = chunk
+                pos += len(chunk)
+            src.read(1)  # reaching the end verifies the CRC
+    except _ZIP_ERRORS + (zlib.error,) as e:
+        raise _damaged(e, info.filename) from None
+    return buf
 
 
 def _data_offset(zf, info):
     zf.fp.seek(info.header_offset)
     hdr = zf.fp.read(30)
+    if len(hdr) != 30 or hdr[:4] != b"PK\x03\x04":
+        raise _damaged("bad local file header", info.filename)
     n, e = struct.unpack("<HH", hdr[26:30])
     return info.header_offset + 30 + n + e
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=False, **pickle_load_args):
+class _ZipStorages:
+    """``persistent_load`` for zip checkpoints: ``('storage', type, key, location, numel)`` -> _LoadedStorage."""
+
+    def __init__(self, zf, prefix, mmap_path, archive_size):
+        self.zf, self.prefix, self.mmap_path, self.archive_size = zf, prefix, mmap_path, archive_size
+        self.loaded = {}
+
+    def __call__(self, pid):
+        if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
+            raise pickle.UnpicklingError(f"Unsupported persistent id: {pid!r}")
+        return _storage(self, pid[1], pid[2], pid[4], self._read)
+
+    def _read(self, key, dt, nbytes):
+        name = f"{self.prefix}data/{key}"
+        try:
+            info = self.zf.getinfo(name)
+        except KeyError:
+            raise RuntimeError(f"numtorch.load: storage record {name} is missing from the archive") from None
+        if info.file_size != nbytes:
+            raise RuntimeError(f"numtorch.load: record {name} holds {info.file_size} bytes but the checkpoint declares "
+                               f"{nbytes // dt.itemsize} elements of {dt} ({nbytes} bytes) in it")
+        if self.mmap_path is None or nbytes == 0:
+            return _LoadedStorage(_read_record(self.zf, info).view(dt.np), dt, name)
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise RuntimeError(f"numtorch.load: record {name} is compressed and cannot be memory-mapped")
+        off = _data_offset(self.zf, info)
+        if off + nbytes > self.archive_size:
+            raise _damaged("the record extends past the end of the file", name)
+        arr = np.memmap(self.mmap_path, dtype=dt.np, mode="c", offset=off, shape=(nbytes // dt.itemsize,))
+        return _LoadedStorage(arr, dt, name)
+
+
+def _storage(loader, stype, key, numel, read):
+    """Shared part of both formats' persistent_load: check the id, read each record once under one dtype."""
+    dt = stype.dtype if isinstance(stype, _StorageType) else stype
+    if not isinstance(dt, _dtype.dtype) or not isinstance(key, str) or not _is_int(numel) or numel < 0:
+        raise pickle.UnpicklingError(f"malformed storage id (type {stype!r}, key {key!r}, numel {numel!r})")
+    got = loader.loaded.get(key)
+    if got is None:
+        got = loader.loaded[key] = read(key, dt, int(numel) * dt.itemsize)
+    elif got.dtype is not dt:
+        raise RuntimeError(f"numtorch.load: storage {got.record} is read as {got.dtype} and as {dt}; a storage "
+                           "record has one dtype")
+    return got
+
+
+class _LegacyStorages:
+    """``persistent_load`` for legacy files: ``('storage', type, key, location, numel, None)``; the bytes follow
+    the pickle, so storages are zero-filled here and read by ``fill`` (never more than the file holds)."""
+
+    def __init__(self, file_size):
+        self.loaded, self.budget = {}, file_size
+
+    def __call__(self, pid):
+        if not (isinstance(pid, tuple) and len(pid) == 6 and pid[0] == "storage"):
+            raise pickle.UnpicklingError(f"Unsupported persistent id: {pid!r}")
+        if pid[5] is not None:
+            raise RuntimeError("numtorch.load: legacy storage views (view_metadata) are not supported")
+        return _storage(self, pid[1], pid[2], pid[4], self._alloc)
+
+    def _alloc(self, key, dt, nbytes):
+        self.budget -= nbytes
+        if self.budget < 0:
+            raise RuntimeError(f"numtorch.load: storage {key} declares {nbytes} bytes, more than the file holds")
+        return _LoadedStorage(np.zeros(nbytes // dt.itemsize, dt.np), dt, f"storage {key}")
+
+    def fill(self, fh, keys):
+        if not isinstance(keys, list) or set(keys) != set(self.loaded) or len(keys) != len(self.loaded):
+            raise RuntimeError("numtorch.load: the legacy file's storage list does not match its tensors; "
+                               "the file is damaged")
+        for key in keys:
+            st = self.loaded[key]
+            head = fh.read(8)
+            if len(head) != 8 or struct.unpack("<q", head)[0] != st.array.size:
+                raise RuntimeError(f"numtorch.load: {st.record} has a bad size header; the file is damaged")
+            raw = st.array.view(np.uint8)
+            if st.array.size and fh.readinto(memoryview(raw)) != raw.size:
+                raise EOFError(f"numtorch.load: {st.record} ends early; the file is truncated")
+
+
+def _refuse_persistent(pid):
+    raise pickle.UnpicklingError(f"Unsupported persistent id: {pid!r}")
+
+
+def _unpickle(file, weights_only, persistent_load, encoding="utf-8", **pickle_load_args):
+    cls = WeightsUnpickler if weights_only else FullUnpickler
+    kwargs = {} if weights_only else pickle_load_args
+    try:
+        return cls(file, persistent_load, encoding=encoding, **kwargs).load()
+    except (pickle.UnpicklingError, RuntimeError, MemoryError):
+        raise
+    except EOFError as e:
+        raise EOFError("numtorch.load: the checkpoint ends early: the file is empty, truncated or damaged") from e
+    except (KeyError, IndexError, ValueError, TypeError, AttributeError, struct.error) as e:
+        if not weights_only:
+            raise
+        raise pickle.UnpicklingError(f"numtorch.load: the file is damaged or not a PyTorch checkpoint (malformed "
+                                     f"pickle: {type(e).__name__}: {e})") from e
+
+
+def _resolve_weights_only(weights_only):
+    """``weights_only`` after PyTorch 2.13's defaults and TORCH_FORCE_(NO_)WEIGHTS_ONLY_LOAD overrides."""
+    not_set = weights_only is None
+    if not_set:
+        weights_only = True
+    force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
+    force_no = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
+    if force and force_no:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+                           "should be set, but both were set.")
+    if force:
+        return True
+    if force_no and not_set:  # only overrides a call that did not pass weights_only
+        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the"
+                      "`weights_only` argument was not explicitly passed to `torch.load`, forcing weights_only=False.",
+                      UserWarning, stacklevel=3)
+        return False
+    return bool(weights_only)
+
+
+def _load_zip(fh, weights_only, mmap_path, pickle_load_args):
+    size = fh.seek(0, 2)
+    fh.seek(0)
+    try:
+        zf = zipfile.ZipFile(fh)
+    except _ZIP_ERRORS as e:
+        raise _damaged(e) from None
+    with zf:
+        names = zf.namelist()
+        pkl = next((n for n in names if n.endswith("data.pkl") and n.count("/") == 1), None)
+        if pkl is None:
+            raise RuntimeError("numtorch.load: archive has no data.pkl record; it is not a PyTorch checkpoint")
+        prefix = pkl[: -len("data.pkl")]
+        if prefix + "byteorder" in names and _read_record(zf, zf.getinfo(prefix + "byteorder")).tobytes().strip() \
+                != b"little":
+            raise RuntimeError("numtorch.load: this file was saved on a big-endian machine; numtorch reads "
+                               "little-endian files only")
+        data = _read_record(zf, zf.getinfo(pkl)).tobytes()
+        return _unpickle(io.BytesIO(data), weights_only, _ZipStorages(zf, prefix, mmap_path, size),
+                         **pickle_load_args)
+
+
+def _load_legacy(fh, weights_only, pickle_load_args):
+    start = fh.tell()
+    size = fh.seek(0, 2) - start
+    fh.seek(start)
+    magic = _unpickle(fh, weights_only, _refuse_persistent, **pickle_load_args)
+    if magic != _MAGIC_NUMBER:
+        raise RuntimeError("Invalid magic number; corrupt file? (numtorch.load: not a PyTorch checkpoint, or a "
+                           "damaged one)")
+    version = _unpickle(fh, weights_only, _refuse_persistent, **pickle_load_args)
+    if version != _PROTOCOL_VERSION:
+        raise RuntimeError(f"Invalid protocol version: {version}")
+    _unpickle(fh, weights_only, _refuse_persistent, **pickle_load_args)  # sys_info
+    storages = _LegacyStorages(size)
+    result = _unpickle(fh, weights_only, storages, **pickle_load_args)
+    storages.fill(fh, _unpickle(fh, weights_only, _refuse_persistent, **pickle_load_args))
+    return result
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """Load an object saved by ``numtorch.save`` or by real ``torch.save`` (``torch.load``).
 
-    ``weights_only=True`` (default) unpickles only tensors, containers, numbers, strings, dtypes and
-    globals allowed with ``add_safe_globals``; anything else raises ``pickle.UnpicklingError`` naming
-    the global, without executing it. ``weights_only=False`` runs the full unpickler (which can
-    execute code from the file) and warns. ``map_location`` is accepted for compatibility; tensors
-    always load on the CPU. ``mmap=True`` maps storages from the file (copy-on-write) instead of
-    reading them. RuntimeError for files that are not PyTorch zip archives (e.g. legacy pre-1.6 files)
-    and for big-endian files.
+    Reads PyTorch's zip format and the legacy (pre-1.6) format. ``weights_only`` (default True, or
+    as forced by the ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` / ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD``
+    environment variables, as in PyTorch 2.13) unpickles only tensors, containers, numbers,
+    strings, dtypes and globals allowed with ``add_safe_globals``; anything else raises
+    ``pickle.UnpicklingError`` naming the global, without executing it. ``weights_only=False`` runs
+    the full unpickler, which can execute any code the file names (no warning, as in PyTorch 2.13).
+    Every tensor is bounds-checked against its storage record (RuntimeError naming the record).
+    ``map_location`` is accepted for compatibility; tensors always load on the CPU. ``mmap=True``
+    maps storages from the file (copy-on-write) instead of reading them.
+
+    Errors, with PyTorch's types: EOFError for an empty or truncated legacy file; RuntimeError for
+    a damaged zip archive (truncated, CRC mismatch), a bad legacy magic number, big-endian files;
+    pickle.UnpicklingError for a file that is not a pickle (text) or for a refused global.
     """
-    if weights_only is None:
-        weights_only = True
+    weights_only = _resolve_weights_only(weights_only)
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if pickle_load_args and weights_only:
+        warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
+        pickle_load_args = {}
     if map_location is not None and not callable(map_location):
         locs = map_location.values() if isinstance(map_location, dict) else [map_location]
         for loc in locs:
             _check_device(loc)
-    if not weights_only:
-        warnings.warn("numtorch.load with weights_only=False can execute arbitrary code from the file; use it "
-                      "only for files you trust.", UserWarning, stacklevel=2)
     opened = isinstance(f, (str, os.PathLike))
+    if mmap and not opened:
+        raise ValueError("f must be a file path in order to use the mmap argument")
     fh = open(f, "rb") if opened else f
     try:
-        if not zipfile.is_zipfile(fh):
-            raise RuntimeError("numtorch.load: not a PyTorch zip archive (numtorch reads the format that "
-                               "torch.save writes since PyTorch 1.6; re-save legacy files with a recent PyTorch)")
-        fh.seek(0)
-        with zipfile.ZipFile(fh) as zf:
-            names = zf.namelist()
-            pkl = next((n for n in names if n.endswith("data.pkl") and n.count("/") == 1), None)
-            if pkl is None:
-                raise RuntimeError("numtorch.load: archive has no data.pkl record")
-            prefix = pkl[: -len("data.pkl")]
-            if prefix + "byteorder" in names and zf.read(prefix + "byteorder").strip() != b"little":
-                raise RuntimeError("numtorch.load: this file was saved on a big-endian machine; numtorch reads "
-                                   "little-endian files only")
-            mm = os.fspath(f) if (mmap and opened) else None
-            if mmap and not opened:
-                raise ValueError("f must be a file path in order to use the mmap argument")
-            return _Unpickler(zf.read(pkl), zf, prefix, weights_only, mm).load()
+        start = fh.tell()
+        head = fh.read(4)
+        fh.seek(start)
+        if not head:
+            raise EOFError("numtorch.load: the file is empty (0 bytes): not a checkpoint, or a save that never "
+                           "finished")
+        if head == b"PK\x03\x04":
+            return _load_zip(fh, weights_only, os.fspath(f) if mmap else None, pickle_load_args)
+        if mmap:
+            raise RuntimeError("mmap can only be used with files saved with "
+                               "`torch.save(_use_new_zipfile_serialization=True), please torch.save your "
+                               "checkpoint with this option in order to use mmap.")
+        return _load_legacy(fh, weights_only, pickle_load_args)
     finally:
         if opened:
             fh.close()

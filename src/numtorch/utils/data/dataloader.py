@@ -2,58 +2,141 @@
 
 Supported: map-style and iterable datasets; ``batch_size``, ``shuffle`` (with ``generator``),
 ``sampler``, ``batch_sampler``, ``drop_last``, ``collate_fn``, ``batch_size=None`` (no batching),
-``num_workers`` (0: in the main process; > 0: map-style datasets are loaded by a ``multiprocessing``
-pool of that many forked workers, batches in order; iterable datasets always load in the main
-process; at most ``prefetch_factor`` (default 2) batches per worker are in flight, so samplers are
-drawn lazily), ``worker_init_fn``, ``persistent_workers``/``pin_memory``/``timeout`` (accepted; no
-effect on CPU). A ``TensorDataset`` with the default collate is indexed once per
-batch with the whole index array instead of sample by sample.
+``num_workers`` (0: in the main process; > 0: map-style datasets are loaded by that many worker
+processes (forked by default, ``multiprocessing_context`` to choose), batches in order; iterable
+datasets always load in the main process; at most ``prefetch_factor`` (default 2) batches per worker
+are in flight, so samplers are drawn lazily), ``worker_init_fn``, ``persistent_workers`` (the same
+workers serve every epoch), ``timeout`` (RuntimeError "DataLoader timed out after N seconds"),
+``pin_memory`` (accepted; no effect on CPU). A ``TensorDataset`` with the default collate is
+indexed once per batch with the whole index array instead of sample by sample.
+
+Workers, as in PyTorch: a worker that dies (killed, ``os._exit``, segfault) raises
+``RuntimeError: DataLoader worker (pid(s) ...) exited unexpectedly`` at once; an exception in the
+dataset is re-raised in the main process as "Caught X in DataLoader worker process N" with the
+worker's traceback; ``random``, numtorch and NumPy are seeded per worker from ``base_seed + id``;
+the workers are shut down when the iterator ends, is dropped, or is interrupted (Ctrl-C), and exit
+by themselves if the main process dies. See docs/serialization.md ("DataLoader").
 """
 from __future__ import annotations
 
-import collections
 import itertools
 import multiprocessing
+import os
+import pickle
+import time
+from multiprocessing.connection import wait as _wait
 
-from ... import _generator, random as _random
+from ... import _generator
 from ..._ops.sampling import _eng
 from ._collate import default_collate, default_convert
+from ._worker import _POLL_S, ExceptionWrapper, get_worker_info, worker_loop
 from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info"]
 
-_worker_info = None
+
+class _Fetcher:
+    """What a worker does with one job (a module-level class so spawn contexts can pickle it)."""
+
+    def __init__(self, collate_fn, fast, batched):
+        self.collate_fn, self.fast, self.batched = collate_fn, fast, batched
+
+    def __call__(self, dataset, indices):
+        if not self.batched:
+            return self.collate_fn(dataset[indices[0]])
+        return _fetch(dataset, self.collate_fn, self.fast, indices)
 
 
-def get_worker_info():
-    """Information about the current worker process (None in the main process)."""
-    return _worker_info
+class _Workers:
+    """The worker processes of one DataLoader, each with its own duplex pipe; kept across epochs with
+    ``persistent_workers``."""
 
+    def __init__(self, loader, base_seed):
+        ctx = loader.multiprocessing_context or multiprocessing.get_context("fork")
+        if isinstance(ctx, str):
+            ctx = multiprocessing.get_context(ctx)
+        n = loader.num_workers
+        fetch = _Fetcher(loader.collate_fn, loader._fast, loader.batch_sampler is not None)
+        self.conns, self.procs, self.epoch, self.closed = [], [], 0, False
+        try:
+            for wid in range(n):
+                mine, theirs = ctx.Pipe(duplex=True)
+                p = ctx.Process(target=worker_loop, daemon=True, name=f"DataLoader worker {wid}",
+                                args=(fetch, loader.dataset, theirs, wid, n, base_seed, loader.worker_init_fn,
+                                      os.getpid()))
+                p.start()
+                theirs.close()  # only the worker holds its end, so its death reads as EOF here
+                self.conns.append(mine)
+                self.procs.append(p)
+        except BaseException:
+            self.shutdown()
+            raise
 
-class _WorkerInfo:
-    def __init__(self, id, num_workers, seed, dataset):
-        self.id, self.num_workers, self.seed, self.dataset = id, num_workers, seed, dataset
+    def alive(self):
+        return not self.closed and all(p.exitcode is None for p in self.procs)
 
+    def send(self, wid, job):
+        try:
+            self.conns[wid].send(job)
+        except (BrokenPipeError, ConnectionResetError, EOFError):
+            self._died([self.procs[wid]])
 
-_pool_state = {}
+    def _died(self, procs):
+        for p in procs:
+            p.join(_POLL_S)
+        self.shutdown()
+        raise RuntimeError(f"DataLoader worker (pid(s) {', '.join(str(p.pid) for p in procs)}) exited unexpectedly")
 
+    def recv(self, timeout):
+        """The next ``(epoch, idx, payload)`` from any worker; RuntimeError if one died or ``timeout`` passed."""
+        deadline = time.monotonic() + timeout if timeout and timeout > 0 else None
+        by_conn = dict(zip(self.conns, self.procs))
+        by_sentinel = {p.sentinel: p for p in self.procs}
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready = _wait(self.conns + list(by_sentinel), timeout=left)
+            for r in ready:  # results first: a worker may have answered and then exited
+                if r in by_conn:
+                    try:
+                        return r.recv()
+                    except (EOFError, OSError):
+                        self._died([by_conn[r]])
+            dead = [by_sentinel[r] for r in ready if r in by_sentinel]
+            if dead:
+                self._died(dead)
+            if deadline is not None and time.monotonic() >= deadline:
+                self.shutdown()
+                raise RuntimeError(f"DataLoader timed out after {timeout} seconds")
 
-def _pool_init(dataset, collate_fn, fast, worker_init_fn, num_workers, base_seed, counter):
-    global _worker_info
-    with counter.get_lock():
-        wid = counter.value
-        counter.value += 1
-    _random.manual_seed(base_seed + wid)
-    _worker_info = _WorkerInfo(wid, num_workers, base_seed + wid, dataset)
-    _pool_state.update(dataset=dataset, collate_fn=collate_fn, fast=fast)
-    if worker_init_fn is not None:
-        worker_init_fn(wid)
+    def shutdown(self):
+        """Ask every worker to stop, then terminate (and kill) those that do not: no process outlives this."""
+        if self.closed:
+            return
+        self.closed = True
+        for c in self.conns:
+            try:
+                c.send(None)
+            except (OSError, ValueError):
+                pass
+        deadline = time.monotonic() + 1.0
+        for p in self.procs:
+            p.join(max(0.0, deadline - time.monotonic()))
+        for p in self.procs:
+            if p.exitcode is None:
+                p.terminate()
+                p.join(0.5)
+            if p.exitcode is None:
+                p.kill()
+                p.join()
+        for c in self.conns:
+            c.close()
 
-
-def _pool_fetch(indices):
-    s = _pool_state
-    return _fetch(s["dataset"], s["collate_fn"], s["fast"], indices)
+    def __del__(self):
+        try:
+            self.shutdown()
+        except Exception:
+            pass
 
 
 def _fetch(dataset, collate_fn, fast, indices):
@@ -81,6 +164,11 @@ class DataLoader:
         self.dataset, self.num_workers, self.pin_memory, self.timeout = dataset, num_workers, pin_memory, timeout
         self.worker_init_fn, self.generator, self.prefetch_factor = worker_init_fn, generator, prefetch_factor
         self.persistent_workers, self.multiprocessing_context = persistent_workers, multiprocessing_context
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        self._workers = None  # the persistent workers, once started
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             if shuffle not in (None, False):
@@ -157,20 +245,43 @@ class DataLoader:
             yield self.collate_fn(batch)
 
     def _iter_workers(self, base_seed):
-        ctx = self.multiprocessing_context or multiprocessing.get_context("fork")
-        if isinstance(ctx, str):
-            ctx = multiprocessing.get_context(ctx)
-        counter = ctx.Value("i", 0)
+        workers = self._workers
+        if workers is None or not workers.alive():
+            workers = _Workers(self, base_seed)
+            if self.persistent_workers:
+                self._workers = workers
+        workers.epoch += 1
+        epoch, n = workers.epoch, self.num_workers
         # jobs are drawn lazily and at most prefetch_factor * num_workers are in flight (as in PyTorch), so a
-        # sampler with a huge num_samples is never materialized (Pool.imap would drain it eagerly)
-        jobs = iter(self.batch_sampler) if self.batch_sampler is not None else ([i] for i in self.sampler)
-        collate = self.collate_fn if self.batch_sampler is not None else (lambda b: self.collate_fn(b[0]))
-        depth = (self.prefetch_factor or 2) * self.num_workers
-        with ctx.Pool(self.num_workers, initializer=_pool_init,
-                      initargs=(self.dataset, collate, self._fast, self.worker_init_fn, self.num_workers,
-                                base_seed, counter)) as pool:
-            pending = collections.deque(pool.apply_async(_pool_fetch, (j,)) for j in itertools.islice(jobs, depth))
-            while pending:
-                batch = pending.popleft().get()
-                pending.extend(pool.apply_async(_pool_fetch, (j,)) for j in itertools.islice(jobs, 1))
-                yield batch
+        # sampler with a huge num_samples is never materialized
+        jobs = enumerate(iter(self.batch_sampler) if self.batch_sampler is not None else ([i] for i in self.sampler))
+        depth = (self.prefetch_factor or 2) * n
+        sent = 0
+        done = {}
+
+        def send_next():
+            nonlocal sent
+            for idx, job in itertools.islice(jobs, 1):
+                workers.send(idx % n, (epoch, idx, job))
+                sent += 1
+
+        try:
+            for _ in range(depth):
+                send_next()
+            for want in itertools.count():
+                if want >= sent:
+                    return
+                while want not in done:
+                    if workers.epoch != epoch:  # a newer iterator took over the persistent workers
+                        return
+                    ep, idx, payload = workers.recv(self.timeout)
+                    if ep == epoch:  # a persistent worker may still answer an abandoned epoch
+                        done[idx] = payload
+                payload = done.pop(want)
+                send_next()
+                if isinstance(payload, ExceptionWrapper):
+                    payload.reraise()
+                yield pickle.loads(payload)
+        finally:
+            if not self.persistent_workers:
+                workers.shutdown()
