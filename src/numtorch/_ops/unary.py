@@ -38,18 +38,6 @@ class NegBackward0(Op):
         return -g
 
 
-class ExpBackward0(Op):
-    _saves = ("out",)
-
-    def forward(self, a):
-        out = np.exp(a)
-        self.saved = out
-        return out
-
-    def backward(self, g):
-        return g * self.saved
-
-
 class _SavesOutput(Op):
     """``_f(x)`` whose gradient ``_grad(g, out)`` reads the output."""
 
@@ -76,11 +64,26 @@ class _SavesInput(Op):
         return self._grad(g, self.saved)
 
 
-# each: f, and the gradient g * f'(x) from the saved input x or output o
 class AbsBackward0(_SavesInput):
-    _f, _grad = staticmethod(np.abs), staticmethod(lambda g, x: g * np.sign(x))
+    _f = staticmethod(np.abs)
+
+    def backward(self, g):
+        return g * np.sign(self.saved)
 
 
+class ExpBackward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a):
+        out = np.exp(a)
+        self.saved = out
+        return out
+
+    def backward(self, g):
+        return g * self.saved
+
+
+# each: f, and the gradient g * f'(x) from the saved input x or output o
 class Exp2Backward0(_SavesOutput):
     _f, _grad = staticmethod(np.exp2), staticmethod(lambda g, o: g * o * math.log(2))
 
