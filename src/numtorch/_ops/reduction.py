@@ -719,6 +719,9 @@ class LinalgVectorNormBackward0(Op):
 class NuclearNormBackward0(Op):
     """Sum of singular values over two dims; its gradient is ``U @ Vh`` of the reduced SVD."""
 
+    _saves = (0,)  # read only by the create_graph backward
+    _graph, _graph_recompute = False, True
+
     def forward(self, a, dims, keepdim):
         self.dims, self.keepdim = dims, keepdim
         u, s, vh = np.linalg.svd(np.moveaxis(a, dims, (-2, -1)), full_matrices=False)
@@ -728,6 +731,9 @@ class NuclearNormBackward0(Op):
 
     def backward(self, g):
         (uv,) = self.saved
+        if self._graph:  # create_graph: U @ Vh again, from a differentiable SVD of the input's box
+            u, _, vh = np.linalg.svd(np.moveaxis(self._graph_args[0], self.dims, (-2, -1)), full_matrices=False)
+            uv = u @ vh
         if self.keepdim:
             g = np.squeeze(g, axis=tuple(sorted(self.dims)))
         return np.moveaxis(g[..., None, None] * uv, (-2, -1), self.dims)

@@ -333,11 +333,12 @@ class SpecialXlog1PyBackward0(Op):
 
 
 class SpecialXlog1PyBackward1(SpecialXlog1PyBackward0):
-    pass
+    _graph_constants = ("saved",)  # the number operand, kept as a 0-d array (saved inputs are boxed first)
 
 
 class SpecialXlog1PyBackward2(SpecialXlog1PyBackward0):
     _scalar_other = True
+    _graph_constants = ("saved",)  # the number operand, kept as a 0-d array (saved inputs are boxed first)
 
 
 class SpecialZetaBackward0(Op):
@@ -356,11 +357,11 @@ class SpecialZetaBackward0(Op):
 
 
 class SpecialZetaBackward1(SpecialZetaBackward0):
-    pass
+    _graph_constants = ("saved",)  # the number operand, kept as a 0-d array (saved inputs are boxed first)
 
 
 class SpecialZetaBackward2(SpecialZetaBackward0):
-    pass
+    _graph_constants = ("saved",)  # the number operand, kept as a 0-d array (saved inputs are boxed first)
 
 
 def _igamma(a, x, upper: bool):

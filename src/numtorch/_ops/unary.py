@@ -389,7 +389,7 @@ class ClampBackward0(Op):
         a, lo, hi = self.saved
         m = np.ones(g.shape, bool)  # bounds may broadcast the output beyond input's shape
         glo = ghi = None
-        crossed = np.greater(lo, hi) if lo is not None and hi is not None else False  # lo > hi: the result is hi
+        crossed = np.greater(lo, hi) if lo is not None and hi is not None else np.False_  # lo > hi: result hi
         if lo is not None:
             below = (a < lo) & ~crossed
             m &= ~below

@@ -387,6 +387,8 @@ _FUNCTIONS = {
     "ascontiguousarray": lambda a, dtype=None, **kw: a if dtype is None else a.astype(dtype),
     "flip": _flip, "cumsum": _cumsum, "cumprod": _cumprod, "prod": _prod,
     "cross": lambda a, b, axis=-1, **kw: _box(L.cross(_t(a), _t(b), dim=axis)),
+    "svd": lambda a, full_matrices=True, compute_uv=True, **kw: (
+        tuple(_box(x) for x in L.svd(_t(a), full_matrices)) if compute_uv else _box(L.svdvals(_t(a)))),
 }
 
 
