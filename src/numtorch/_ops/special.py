@@ -161,7 +161,7 @@ class MvlgammaBackward0(Op):
     def backward(self, g):
         args = self.saved
         if self._graph:  # create_graph: the shifted arguments from the input's box
-            args = self._graph_args[0][..., None] + np.arange(-(self.p - 1) / 2, 0.25, 0.5, dtype=g.dtype)
+            args = np.expand_dims(self._graph_args[0], -1) + np.arange(-(self.p - 1) / 2, 0.25, 0.5, dtype=g.dtype)
         return g * _same(_digamma(args).sum(-1), g)
 
 
