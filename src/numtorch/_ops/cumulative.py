@@ -55,6 +55,8 @@ class CumprodBackward0(Op):
         if a.ndim == 0:
             return g
         zero = a == 0
+        if getattr(self, "_graph", False) and zero.any():
+            return self._graph_backward(g, a, ax)
         if not zero.any():
             return _rev_cumsum(g * out, ax) / a
         # With zeros, d out_j / d a_k for k before the first zero is out_j / a_k as usual; for the first
@@ -65,6 +67,18 @@ class CumprodBackward0(Op):
             before = _rev_cumsum(g * out, ax) / np.where(zero, 1, a)
         at_zero = np.sum(g * np.cumprod(np.where(first, 1, a), axis=ax) * (seen >= 1), axis=ax, keepdims=True)
         return np.where(seen == 0, before, np.where(first, at_zero, 0)).astype(a.dtype, copy=False)
+
+
+    @staticmethod
+    def _graph_backward(g, a, ax):
+        # create_graph with zeros: grad_k = sum_{j>=k} g_j prod_{i<=j, i!=k} a_i, with every a_i kept
+        # (the first-order formula drops terms that vanish at the point but not their derivatives)
+        n = a.shape[ax]
+        am, gm = np.moveaxis(a, ax, -1), np.moveaxis(g, ax, -1)
+        eye = np.eye(n, dtype=bool)
+        c = np.cumprod(np.where(eye, 1, np.expand_dims(am, -2)), axis=-1)  # [..., k, j]
+        grad = (c * np.triu(np.ones((n, n), dtype=a.dtype)) * np.expand_dims(gm, -2)).sum(axis=-1)
+        return np.moveaxis(grad, -1, ax)
 
 
 def _cumulative(op, name, input, dim, dtype, out):
@@ -106,6 +120,7 @@ class CummaxBackward0(Op):
 
     _nondiff_outputs = (1,)
     _ufunc = np.maximum
+    _graph = False
 
     def forward(self, a, axis):
         self.shape = a.shape
@@ -124,6 +139,11 @@ class CummaxBackward0(Op):
     def backward(self, g, gi=None):
         if g.ndim == 0:
             return g
+        if self._graph:  # create_graph: the scatter-add as a sum against a constant one-hot mask
+            ii = np.moveaxis(self.idx, self.axis, -1)
+            hit = (ii[..., None] == np.arange(ii.shape[-1])).astype(g.dtype)  # [..., j, k]: idx_j == k
+            gx = (np.expand_dims(np.moveaxis(g, self.axis, -1), -1) * hit).sum(axis=-2)
+            return np.moveaxis(gx, -1, self.axis)
         gx = np.zeros(self.shape, g.dtype)
         ax = np.moveaxis(gx, self.axis, -1)
         ii = np.moveaxis(self.idx, self.axis, -1)
@@ -163,11 +183,16 @@ def cummin(input, dim):
 # ------------------------------------------------------------------------------------------------
 class LogcumsumexpBackward0(Op):
     _saves = (0, "out")
+    _graph = False
+    _graph_constants = ("shift",)  # any finite per-slice shift gives the same gradient
 
     def forward(self, a, axis):
         self.axis = axis
         out = np.logaddexp.accumulate(a, axis=axis) if a.ndim else a.copy()
         self.saved = (a, out)
+        if a.ndim:
+            last = np.take(out, [-1], axis=axis)
+            self.shift = np.where(np.isfinite(last), last, 0)
         return out
 
     def backward(self, g):
@@ -175,6 +200,11 @@ class LogcumsumexpBackward0(Op):
         if a.ndim == 0:
             return g
         ax = self.axis
+        if self._graph:
+            # create_graph: exp(a_k - c) * sum_{j>=k} g_j exp(c - out_j), c the slice's last (largest) out;
+            # the shift keeps both factors finite unless out spans more than the dtype's exponent range
+            c = self.shift
+            return np.exp(a - c) * _rev_cumsum(g * np.exp(c - out), ax)
         # grad_k = sum_{j>=k} g_j exp(a_k - out_j), summed in log space for positive and negative g
         with np.errstate(divide="ignore", invalid="ignore"):
             lp = np.where(g > 0, np.log(np.abs(g)) - out, -np.inf)

@@ -121,7 +121,7 @@ class PowBackward0(_Binary):
         a, b, out = self.saved
         ga = gb = None
         if self._edges[0] is not None:
-            if isinstance(b, np.ndarray):
+            if not np.isscalar(b):  # an array, or a box under create_graph
                 ga = g * b * np.power(a, b - 1)
             elif b == 0:
                 ga = np.zeros_like(g)
@@ -130,8 +130,8 @@ class PowBackward0(_Binary):
             ga = unbroadcast(ga, self.sa)
         if len(self._edges) > 1 and self._edges[1] is not None:
             with np.errstate(divide="ignore", invalid="ignore"):
-                la = np.log(a) if isinstance(a, np.ndarray) else np.log(np.asarray(a, out.dtype))
-                gb = g * out * np.where((a == 0) & (np.asarray(b) >= 0), 0, la)
+                la = np.log(a) if not np.isscalar(a) else np.log(np.asarray(a, out.dtype))
+                gb = g * out * np.where((a == 0) & np.greater_equal(b, 0), 0, la)
             gb = unbroadcast(gb, self.sb)
         return ga, gb
 

@@ -260,6 +260,8 @@ class VarBackward0(Op):
 
     _std = False
     _with_mean = False
+    _saves = (0,)  # read only by the create_graph backward (PyTorch's var_backward saves self too)
+    _graph, _graph_recompute = False, True
 
     def forward(self, a, axes, correction, keepdim):
         self.shape, self.axes, self.keepdim = a.shape, axes, keepdim
@@ -278,6 +280,12 @@ class VarBackward0(Op):
 
     def backward(self, g, gm=None):
         d, r = self.saved
+        if self._graph:  # create_graph: rebuild the centred input and the result from the input's box
+            a = self._graph_args[0]
+            d = a - np.sum(a, axis=self.axes, keepdims=True) / self.n
+            with np.errstate(invalid="ignore", divide="ignore"):
+                r = np.sum(d * d, axis=self.axes, keepdims=self.keepdim) / self.denom
+                r = np.sqrt(r) if self._std else r
         # d var / dx = 2 (x - mean) / (N - correction); d std = d var / (2 std), zero where std == 0
         k = 2 / self.bdenom if self.bdenom else np.inf
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -353,8 +361,8 @@ class ProdBackward1(Op):
 
     def forward(self, a, axes, keepdim):
         self.shape, self.axes, self.keepdim = a.shape, axes, keepdim
-        out = np.prod(a, axis=axes, keepdims=keepdim)
-        self.saved = (a, out)
+        out = np.asarray(np.prod(a, axis=axes, keepdims=keepdim))  # an array, not a NumPy scalar: backward
+        self.saved = (a, out)  # under create_graph finds the saved output by identity
         return out
 
     def backward(self, g):
@@ -497,6 +505,7 @@ class MaxBackward0(Op):
     """Value and index along one axis; backward scatters the gradient to the selected indices."""
 
     _nondiff_outputs = (1,)
+    _graph = False
 
     def forward(self, a, axis, keepdim):
         self.shape = a.shape
@@ -514,6 +523,12 @@ class MaxBackward0(Op):
         return np.argmax(a, axis=axis, keepdims=True)
 
     def backward(self, g, gi=None):
+        if self._graph:  # create_graph: the scatter as a select by a constant one-hot mask
+            idx = self.saved
+            pos = np.arange((self.shape or (1,))[self.axis])
+            hit = np.moveaxis(np.moveaxis(idx, self.axis, -1) == pos, -1, self.axis)
+            gk = g if self.keepdim else np.expand_dims(g, self.axis)
+            return np.where(hit, gk, 0).reshape(self.shape)
         gx = np.zeros(self.shape or (1,), g.dtype)
         np.put_along_axis(gx, self.saved, g if self.keepdim else np.expand_dims(g, self.axis), self.axis)
         return gx.reshape(self.shape)
@@ -620,6 +635,7 @@ def argmin(input, dim=None, keepdim=False):
 # ------------------------------------------------------------------------------------------------
 class LogsumexpBackward0(Op):
     _saves = (0, "out")
+    _graph, _graph_recompute = False, True
 
     def forward(self, a, axes, keepdim):
         self.shape, self.axes, self.keepdim = a.shape, axes, keepdim
@@ -633,6 +649,8 @@ class LogsumexpBackward0(Op):
 
     def backward(self, g):
         a, r = self.saved
+        if self._graph:  # create_graph: the kept-dims result from the output's box
+            a, r = self._graph_args[0], _keep(self._graph_out, self.axes, self.keepdim)
         with np.errstate(invalid="ignore"):  # inf - inf: PyTorch's gradient is nan there too
             return _expand(g, self.shape, self.axes, self.keepdim) * np.exp(a - r)
 
@@ -701,6 +719,9 @@ class LinalgVectorNormBackward0(Op):
 class NuclearNormBackward0(Op):
     """Sum of singular values over two dims; its gradient is ``U @ Vh`` of the reduced SVD."""
 
+    _saves = (0,)  # read only by the create_graph backward
+    _graph, _graph_recompute = False, True
+
     def forward(self, a, dims, keepdim):
         self.dims, self.keepdim = dims, keepdim
         u, s, vh = np.linalg.svd(np.moveaxis(a, dims, (-2, -1)), full_matrices=False)
@@ -710,6 +731,9 @@ class NuclearNormBackward0(Op):
 
     def backward(self, g):
         (uv,) = self.saved
+        if self._graph:  # create_graph: U @ Vh again, from a differentiable SVD of the input's box
+            u, _, vh = np.linalg.svd(np.moveaxis(self._graph_args[0], self.dims, (-2, -1)), full_matrices=False)
+            uv = u @ vh
         if self.keepdim:
             g = np.squeeze(g, axis=tuple(sorted(self.dims)))
         return np.moveaxis(g[..., None, None] * uv, (-2, -1), self.dims)

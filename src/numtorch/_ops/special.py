@@ -45,6 +45,8 @@ _LOG_PI = math.log(math.pi)
 
 
 def _same(out, like: np.ndarray) -> np.ndarray:
+    if not isinstance(out, (np.ndarray, np.generic, numbers.Number)):  # a gradient box (create_graph=True)
+        return out.astype(like.dtype)
     return np.asarray(out, dtype=like.dtype)
 
 
@@ -148,15 +150,19 @@ class PolygammaBackward0(Op):
 class MvlgammaBackward0(Op):
     """``sum_j lgamma(a + (1 - j) / 2)`` over ``j = 1..p`` plus ``p (p - 1) / 4 log(pi)``."""
     _saves = (0,)
+    _graph, _graph_recompute = False, True
 
     def forward(self, a, p=1):
         w = _up(a)
         args = w[..., None] + np.arange(-(p - 1) / 2, 0.25, 0.5, dtype=w.dtype)  # last axis: the p shifts
-        self.saved = args
+        self.saved, self.p = args, p
         return _same(_lgamma(args).sum(-1) + p * (p - 1) / 4 * _LOG_PI, a)
 
     def backward(self, g):
-        return g * _same(_digamma(self.saved).sum(-1), g)
+        args = self.saved
+        if self._graph:  # create_graph: the shifted arguments from the input's box
+            args = np.expand_dims(self._graph_args[0], -1) + np.arange(-(self.p - 1) / 2, 0.25, 0.5, dtype=g.dtype)
+        return g * _same(_digamma(args).sum(-1), g)
 
 
 class SpecialNdtriBackward0(Op):
@@ -327,11 +333,12 @@ class SpecialXlog1PyBackward0(Op):
 
 
 class SpecialXlog1PyBackward1(SpecialXlog1PyBackward0):
-    pass
+    _graph_constants = ("saved",)  # the number operand, kept as a 0-d array (saved inputs are boxed first)
 
 
 class SpecialXlog1PyBackward2(SpecialXlog1PyBackward0):
     _scalar_other = True
+    _graph_constants = ("saved",)  # the number operand, kept as a 0-d array (saved inputs are boxed first)
 
 
 class SpecialZetaBackward0(Op):
@@ -350,11 +357,11 @@ class SpecialZetaBackward0(Op):
 
 
 class SpecialZetaBackward1(SpecialZetaBackward0):
-    pass
+    _graph_constants = ("saved",)  # the number operand, kept as a 0-d array (saved inputs are boxed first)
 
 
 class SpecialZetaBackward2(SpecialZetaBackward0):
-    pass
+    _graph_constants = ("saved",)  # the number operand, kept as a 0-d array (saved inputs are boxed first)
 
 
 def _igamma(a, x, upper: bool):

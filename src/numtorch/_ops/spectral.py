@@ -31,7 +31,7 @@ from .._tensor import Tensor, _make, _wrap_dim
 from ..autograd.function import Op
 from .complex_ops import conj
 from .pointwise import _out
-from .rearrange import roll
+from .rearrange import cat, roll
 
 
 class _Lazy__sf:
@@ -93,6 +93,8 @@ class FftC2CBackward0(Op):
     def backward(self, g):
         if not self.dims:
             return g
+        if not isinstance(g, np.ndarray):  # create_graph: the adjoint with the differentiable ops
+            return g.apply_tensor_fn(_c2c_adjoint, self)
         adj = _sf.ifftn if self.fwd else _sf.fftn
         return resize(adj(g, axes=self.dims, norm=_DUAL[self.norm]), self.dims, self.in_sizes)
 
@@ -112,6 +114,8 @@ class FftR2CBackward0(Op):
 
     def backward(self, g):
         dims = self.dims
+        if not isinstance(g, np.ndarray):  # create_graph: the adjoint with the differentiable ops
+            return g.apply_tensor_fn(_r2c_adjoint, self)
         if self.onesided:
             h = g.copy()
             _scale_paired_bins(h, dims[-1], self.s[-1], 0.5)
@@ -135,10 +139,64 @@ class FftC2RBackward0(Op):
         return _sf.irfftn(a, s=s, axes=dims, norm=norm)
 
     def backward(self, g):
+        if not isinstance(g, np.ndarray):  # create_graph: the adjoint with the differentiable ops
+            return g.apply_tensor_fn(_c2r_adjoint, self)
         gi = _sf.rfftn(g, axes=self.dims, norm=_DUAL[self.norm])
         _scale_paired_bins(gi, self.dims[-1], self.s[-1], 2.0)
         gi = resize(gi, self.dims, self.in_sizes)
         return gi.real.copy() if self.real_in else gi
+
+
+# ------------------------------------------------------------------------------------------------
+# the same adjoints on Tensors, built from the three ops (create_graph=True differentiates through them)
+# ------------------------------------------------------------------------------------------------
+def _resize_t(t: Tensor, dims, sizes) -> Tensor:
+    """``resize`` on a Tensor: trim with ``narrow``, pad with zeros by ``cat``."""
+    for d, n in zip(dims, sizes):
+        m = t._data.shape[d]
+        if m > n:
+            t = t.narrow(d, 0, n)
+        elif m < n:
+            shape = list(t._data.shape)
+            shape[d] = n - m
+            t = cat([t, _make(np.zeros(shape, t._data.dtype))], d)
+    return t
+
+
+def _paired_bins_scaled(t: Tensor, dim: int, n: int, factor: float) -> Tensor:
+    f = np.ones(t._data.shape[dim], np.float64)
+    f[1:(n + 1) // 2] = factor
+    f = f.reshape((-1,) + (1,) * (t._data.ndim - 1 - dim)).astype(t._data.real.dtype)
+    return t * _make(f)
+
+
+def _sizes(t: Tensor, dims):
+    return [t._data.shape[d] for d in dims]
+
+
+def _c2c_adjoint(g: Tensor, node) -> Tensor:
+    gi = FftC2CBackward0.apply(g, dims=node.dims, s=_sizes(g, node.dims), norm=_DUAL[node.norm],
+                               forward=not node.fwd)
+    return _resize_t(gi, node.dims, node.in_sizes)
+
+
+def _r2c_adjoint(g: Tensor, node) -> Tensor:
+    dims = node.dims
+    if node.onesided:
+        h = _paired_bins_scaled(g, dims[-1], node.s[-1], 0.5)
+        gi = FftC2RBackward0.apply(h, dims=dims, s=list(node.s), norm=_DUAL[node.norm])
+    elif not dims:
+        return g.real
+    else:
+        gi = FftC2CBackward0.apply(g, dims=dims, s=_sizes(g, dims), norm=_DUAL[node.norm], forward=not node.fwd).real
+    return _resize_t(gi, dims, node.in_sizes)
+
+
+def _c2r_adjoint(g: Tensor, node) -> Tensor:
+    gi = FftR2CBackward0.apply(g, dims=node.dims, s=_sizes(g, node.dims), norm=_DUAL[node.norm], forward=True,
+                               onesided=True)
+    gi = _resize_t(_paired_bins_scaled(gi, node.dims[-1], node.s[-1], 2.0), node.dims, node.in_sizes)
+    return gi.real if node.real_in else gi
 
 
 # ------------------------------------------------------------------------------------------------

@@ -68,7 +68,11 @@ class AbsBackward0(_SavesInput):
     _f = staticmethod(np.abs)
 
     def backward(self, g):
-        return g * np.sign(self.saved)
+        a = self.saved
+        if a.dtype.kind == "c" and not isinstance(a, np.ndarray):  # create_graph: sgn(a) = a/|a| depends on a
+            m = np.abs(a)
+            return g * np.where(m == 0, 0, a / np.where(m == 0, 1, m))
+        return g * np.sign(a)
 
 
 class ExpBackward0(Op):
@@ -314,16 +318,15 @@ class ClampBackward0(Op):
         a, lo, hi = self.saved
         m = np.ones(g.shape, bool)  # bounds may broadcast the output beyond input's shape
         glo = ghi = None
+        crossed = np.greater(lo, hi) if lo is not None and hi is not None else np.False_  # lo > hi: result hi
         if lo is not None:
-            below = a < lo
+            below = (a < lo) & ~crossed
             m &= ~below
-            glo = unbroadcast(g * below, np.shape(lo)) if isinstance(lo, np.ndarray) else None
+            glo = unbroadcast(g * below, np.shape(lo)) if not np.isscalar(lo) else None
         if hi is not None:
-            above = a > hi
-            if lo is not None:
-                above &= ~(a < lo) | (np.asarray(lo) > hi)
-            m &= ~(a > hi)
-            ghi = unbroadcast(g * (a > hi), np.shape(hi)) if isinstance(hi, np.ndarray) else None
+            above = (a > hi) | crossed
+            m &= ~above
+            ghi = unbroadcast(g * above, np.shape(hi)) if not np.isscalar(hi) else None
         return unbroadcast(g * m, a.shape), glo, ghi
 
 

@@ -30,6 +30,7 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from .._ops import pointwise as P, unary as U, reduction as R, shape as S, rearrange as RA
 from .._ops import indexing as I, linalg as L
+from .._ops import special as SP, cumulative as CU
 from . import engine
 from .function import Op, _FunctionNode
 
@@ -156,8 +157,9 @@ class GradArray:
     def transpose(self, *axes):
         if not axes:
             axes = tuple(range(self.ndim - 1, -1, -1))
-        elif len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        elif len(axes) == 1 and isinstance(axes[0], (tuple, list, np.ndarray)):
             axes = tuple(axes[0])
+        axes = tuple(int(a) for a in axes)  # NumPy integers (from argsort, say) are fine too
         return _box(S.permute(self.t, axes))
 
     def swapaxes(self, a, b):
@@ -181,6 +183,11 @@ class GradArray:
 
     def copy(self, order="C"):
         return _box(S.clone(self.t))
+
+    def apply_tensor_fn(self, fn, *args, **kwargs):
+        """``fn(tensor, *args, **kwargs)`` on the boxed Tensor, boxed: for a formula whose NumPy steps have
+        no box form (SciPy's FFTs), written again with the differentiable numtorch ops it stands for."""
+        return _box(fn(self.t, *args, **kwargs))
 
     def __getitem__(self, idx):
         return _box(self.t[_index(idx)])
@@ -255,7 +262,19 @@ def _ufuncs():
         if hasattr(mod, ours):
             u[name] = getattr(mod, ours)
     u["conjugate"] = u["conj"] = lambda x: x.conj() if x.is_complex() else x
+    # SciPy's special-function ufuncs (the special family's formulas call them) -> numtorch's ops
+    for name, ours in (("psi", "digamma"), ("gammaln", "lgamma"), ("i0", "i0"), ("i1", "i1"), ("i0e", "i0e"),
+                       ("i1e", "i1e"), ("erfc", "erfc"), ("erfcx", "erfcx"), ("ndtr", "ndtr"), ("ndtri", "ndtri"),
+                       ("log_ndtr", "log_ndtr"), ("xlog1py", "xlog1py"), ("xlogy", "xlogy")):
+        u[name] = getattr(SP, ours)
+    u["zeta"] = u["_zeta"] = _zeta
+    u["erf"], u["erfinv"], u["expit"] = U.erf, U.erfinv, U.sigmoid
     return u
+
+
+def _zeta(x, q):
+    # SciPy's zeta(x, q) takes numbers for x; numtorch's zeta a Tensor or number for either
+    return SP.zeta(x if isinstance(x, Tensor) else float(x), q)
 
 
 _UFUNCS = _ufuncs()
@@ -321,6 +340,33 @@ def _moveaxis(a, src, dst):
     return _box(S.movedim(_t(a), src, dst))
 
 
+def _flip(a, axis=None):
+    t = _t(a)
+    axes = tuple(range(t.ndim)) if axis is None else (axis if isinstance(axis, (tuple, list)) else (axis,))
+    return _box(RA.flip(t, axes))
+
+
+def _cumsum(a, axis=None, dtype=None, **kw):
+    t = _t(a) if axis is not None else S.reshape(_t(a), (-1,))
+    return _box(CU.cumsum(t, 0 if axis is None else axis, dtype=None if dtype is None else _dt(dtype)))
+
+
+def _cumprod(a, axis=None, dtype=None, **kw):
+    t = _t(a) if axis is not None else S.reshape(_t(a), (-1,))
+    return _box(CU.cumprod(t, 0 if axis is None else axis, dtype=None if dtype is None else _dt(dtype)))
+
+
+def _prod(a, axis=None, dtype=None, keepdims=False, **kw):
+    t = _t(a) if dtype is None else _t(a).to(_dt(dtype))
+    if axis is None:
+        out = R.prod(t)
+        return _box(S.reshape(out, (1,) * t.ndim) if keepdims else out)
+    for ax in sorted(axis if isinstance(axis, (tuple, list)) else (axis,), reverse=True):
+        t = R.prod(t, ax, keepdim=True)
+    return _box(t if keepdims else S.squeeze(t, axis) if not isinstance(axis, (tuple, list)) else
+                S.reshape(t, tuple(n for i, n in enumerate(t.shape) if i not in {x % t.ndim for x in axis})))
+
+
 _FUNCTIONS = {
     "where": _where, "zeros_like": _zeros_like, "ones_like": _ones_like, "sum": _sum,
     "broadcast_to": _broadcast_to, "expand_dims": _expand_dims, "concatenate": _concatenate,
@@ -339,6 +385,10 @@ _FUNCTIONS = {
     "isrealobj": lambda a: a.dtype.kind != "c",
     "asarray": lambda a, dtype=None, **kw: a if dtype is None else a.astype(dtype),
     "ascontiguousarray": lambda a, dtype=None, **kw: a if dtype is None else a.astype(dtype),
+    "flip": _flip, "cumsum": _cumsum, "cumprod": _cumprod, "prod": _prod,
+    "cross": lambda a, b, axis=-1, **kw: _box(L.cross(_t(a), _t(b), dim=axis)),
+    "svd": lambda a, full_matrices=True, compute_uv=True, **kw: (
+        tuple(_box(x) for x in L.svd(_t(a), full_matrices)) if compute_uv else _box(L.svdvals(_t(a)))),
 }
 
 
