@@ -52,6 +52,10 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     if not check_backward_ad:
         return True
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    if any(isinstance(x, Tensor) and x.is_complex() for x in inputs):
+        # central differences on the real part alone would pass without checking the imaginary one
+        raise NotImplementedError("gradcheck: complex inputs are not supported by numtorch yet (PyTorch checks "
+                                  "Wirtinger derivatives); check real and imaginary parts as real inputs instead")
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not diff:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the "
