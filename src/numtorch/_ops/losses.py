@@ -322,6 +322,9 @@ class CrossEntropyLossBackward0(Op):
     w.r.t. the logits is ``p * K_i - G_ic`` with ``p = softmax(x)``.
     """
 
+    _saves = (0,)  # the logits: create_graph rebuilds the softmax from them
+    _graph_recompute = True
+
     def forward(self, x, target, weight, ignore_index, smoothing, reduction):
         self.shape, self.red, self.eps = x.shape, reduction, smoothing
         x2, t = _rows(x, target)
@@ -358,6 +361,11 @@ class CrossEntropyLossBackward0(Op):
 
     def backward(self, g):
         p, ts, wt, valid, weight = self.saved
+        if self._graph:  # the softmax again, from the boxed logits
+            sh, _ = _rows(self._graph_args[0], ts)
+            sh = sh - sh.max(axis=1, keepdims=True)
+            ex = np.exp(sh)
+            p = ex / ex.sum(axis=1, keepdims=True)
         m, c = p.shape
         e = self.eps
         scale = g.reshape(m) if self.red == "none" else (g / self.denom if self.red == "mean" else g)
@@ -379,6 +387,8 @@ class CrossEntropyLossBackward0(Op):
 class NllLossBackward0(Op):
     """``-w_t x[i, t]`` per row (input holds log-probabilities); "mean" divides by the summed weights."""
 
+    _graph_constants = ("saved",)  # targets and their weights: the backward is linear in g alone
+
     def forward(self, x, target, weight, ignore_index, reduction):
         self.shape, self.red = x.shape, reduction
         x2, t = _rows(x, target)
@@ -396,6 +406,9 @@ class NllLossBackward0(Op):
         ts, wt = self.saved
         m = ts.shape[0]
         scale = g.reshape(m) if self.red == "none" else (g / self.denom if self.red == "mean" else g)
+        if self._graph:  # a box cannot be written into an array: a one-hot product instead
+            onehot = (np.arange(self.c) == ts[:, None]).astype(wt.dtype)
+            return _unrows(onehot * (-(scale * wt)).reshape(m, 1), self.shape)
         gx = np.zeros((m, self.c), wt.dtype)
         gx[np.arange(m), ts] = -(scale * wt)
         return _unrows(gx, self.shape)
@@ -407,7 +420,8 @@ class CrossEntropyProbsBackward0(Op):
     ``loss_i = -sum_c w_c y'_ic logp_ic`` with ``y' = (1-e) y + e/C``; "mean" divides by the row count.
     """
 
-    _saves = (1,)
+    _saves = (0, 1)
+    _graph_recompute = True  # logp and wy are rebuilt from the boxed logits and targets under create_graph
 
     def forward(self, x, y, weight, smoothing, reduction):
         self.shape, self.red, self.eps = x.shape, reduction, smoothing
@@ -429,6 +443,13 @@ class CrossEntropyProbsBackward0(Op):
     def backward(self, g):
         logp, wy, weight = self.saved
         m = self.m
+        if self._graph:
+            x2, _ = _rows(self._graph_args[0], np.zeros(()))
+            y2, _ = _rows(self._graph_args[1], np.zeros(()))
+            sh = x2 - x2.max(axis=1, keepdims=True)
+            logp = sh - np.log(np.exp(sh).sum(axis=1, keepdims=True))
+            yy = y2 * (1 - self.eps) + self.eps / logp.shape[1] if self.eps else y2
+            wy = yy * weight if weight is not None else yy
         scale = np.broadcast_to(g.reshape(m) if self.red == "none" else (g / m if self.red == "mean" else g), (m,))
         gx = gy = None
         if self._edges[0] is not None:

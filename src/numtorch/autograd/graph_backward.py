@@ -29,6 +29,7 @@ import numpy as np
 from .._tensor import Tensor, _make
 from .._ops import pointwise as P, unary as U, reduction as R, shape as S, rearrange as RA
 from .._ops import indexing as I, linalg as L
+from .._ops import matmul as MM
 from . import engine
 from .function import Op, _FunctionNode
 
@@ -139,6 +140,14 @@ class GradArray:
         if axis is None and not keepdims:
             return _box(R.mean(self.t))
         return _box(R.mean(self.t, dim=_axis_to_dim(axis, self.ndim), keepdim=keepdims))
+
+    def max(self, axis=None, out=None, keepdims=False):
+        _no_out(out)
+        return _box(R.amax(self.t, dim=_axis_to_dim(axis, self.ndim), keepdim=keepdims))
+
+    def min(self, axis=None, out=None, keepdims=False):
+        _no_out(out)
+        return _box(R.amin(self.t, dim=_axis_to_dim(axis, self.ndim), keepdim=keepdims))
 
     def reshape(self, *shape, order="C"):
         if order != "C":
@@ -302,7 +311,7 @@ def _stack(arrays, axis=0, **kw):
 
 
 def _einsum(eq, *ops, **kw):
-    return _box(L.einsum(eq, *[_t(x) for x in ops]))
+    return _box(MM.einsum(eq, *[_t(x) for x in ops]))
 
 
 def _matmul(a, b, **kw):
