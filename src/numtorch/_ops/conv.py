@@ -16,9 +16,9 @@ import math
 import numpy as np
 
 from .._dtype import from_np
-from .._tensor import Tensor, _make
+from .._tensor import Tensor
 from ..autograd.function import Op
-from ._window import _check_tensor, _col2im, _crop, _im2col, _pad_const
+from ._window import _as_tensor, _check_tensor, _col2im, _crop, _im2col, _pad_const
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "convolution"]
@@ -164,11 +164,6 @@ class ConvolutionBackward0(Op):
             if e[1] is not None:
                 gw = _graph_weight_grad(x, g, self.wshape, pads, stride, dil, groups)
         return gx, gw
-
-
-def _as_tensor(a):
-    """The Tensor of a graph backward's box (its ``t``), or a constant array as a Tensor."""
-    return a if isinstance(a, Tensor) else a.t if hasattr(a, "t") else _make(np.asarray(a))
 
 
 def _graph_input_grad(g, w, xshape, pads, stride, dil, groups):
@@ -402,6 +397,10 @@ class Im2ColBackward0(Op):
     def backward(self, g):
         shape, ksize, dil, padding, stride = self.conf
         g = g[None] if self.unbatched else g
+        if self._graph:  # fold, the adjoint, on Tensors
+            gx = Col2ImBackward0.apply(_as_tensor(g), output_size=shape[2:], kernel_size=ksize, dilation=dil,
+                                       padding=padding, stride=stride, blocks=self.out_sp)
+            return gx[0] if self.unbatched else gx
         pads = tuple((p, p) for p in padding)
         padded = shape[:2] + tuple(s + 2 * p for s, p in zip(shape[2:], padding))
         gx = _crop(_col2im(g.reshape(shape[:2] + ksize + self.out_sp), padded, ksize, stride, dil), pads)
@@ -424,6 +423,9 @@ class Col2ImBackward0(Op):
     def backward(self, g):
         shape, ksize, dil, padding, stride, blocks = self.conf
         g = g[None] if self.unbatched else g
+        if self._graph:  # unfold, the adjoint, on Tensors
+            cols = Im2ColBackward0.apply(_as_tensor(g), kernel_size=ksize, dilation=dil, padding=padding, stride=stride)
+            return cols[0] if self.unbatched else cols
         cols = _im2col(_pad_const(g, tuple((p, p) for p in padding)), ksize, stride, dil, blocks)
         cols = cols.reshape(shape)
         return cols[0] if self.unbatched else cols
@@ -495,8 +497,8 @@ class _EdgePad(Op):
             gi = g[..., lo:lo + n].copy()
             left, right = g[..., :lo], g[..., lo + n:]
             if self.mode == "reflect":  # sources lo..1 and n-2..n-1-hi
-                gi[..., 1:lo + 1] += left[..., ::-1]
-                gi[..., n - 1 - hi:n - 1] += right[..., ::-1]
+                gi[..., 1:lo + 1] += np.flip(left, -1)  # np.flip, not [::-1]: boxes (create_graph) flip too
+                gi[..., n - 1 - hi:n - 1] += np.flip(right, -1)
             elif self.mode == "edge":
                 gi[..., 0] += left.sum(-1)
                 gi[..., -1] += right.sum(-1)

@@ -129,6 +129,8 @@ class EmbeddingBagBackward0(Op):
     weight gradient is that matrix's transpose times the output gradient.
     """
 
+    _graph_error = (NotImplementedError, "the derivative for '_embedding_bag_backward' is not implemented.")
+
     def forward(self, w, psw=None, *, iv, pos, counts, n, mode, freq, need_arg):
         self.iv, self.pos, self.counts, self.n, self.mode, self.freq = iv, pos, counts, n, mode, freq
         self.wshape, self.dtype = w.shape, w.dtype

@@ -363,8 +363,7 @@ class CrossEntropyLossBackward0(Op):
         p, ts, wt, valid, weight = self.saved
         if self._graph:  # the softmax again, from the boxed logits
             sh, _ = _rows(self._graph_args[0], ts)
-            sh = sh - sh.max(axis=1, keepdims=True)
-            ex = np.exp(sh)
+            ex = np.exp(sh - sh.max(axis=1, keepdims=True))
             p = ex / ex.sum(axis=1, keepdims=True)
         m, c = p.shape
         e = self.eps
@@ -407,8 +406,7 @@ class NllLossBackward0(Op):
         m = ts.shape[0]
         scale = g.reshape(m) if self.red == "none" else (g / self.denom if self.red == "mean" else g)
         if self._graph:  # a box cannot be written into an array: a one-hot product instead
-            onehot = (np.arange(self.c) == ts[:, None]).astype(wt.dtype)
-            return _unrows(onehot * (-(scale * wt)).reshape(m, 1), self.shape)
+            return _unrows((np.arange(self.c) == ts[:, None]) * (-(scale * wt)).reshape(m, 1), self.shape)
         gx = np.zeros((m, self.c), wt.dtype)
         gx[np.arange(m), ts] = -(scale * wt)
         return _unrows(gx, self.shape)
@@ -444,12 +442,10 @@ class CrossEntropyProbsBackward0(Op):
         logp, wy, weight = self.saved
         m = self.m
         if self._graph:
-            x2, _ = _rows(self._graph_args[0], np.zeros(()))
-            y2, _ = _rows(self._graph_args[1], np.zeros(()))
+            (x2, _), (y2, _) = (_rows(a, np.zeros(())) for a in self._graph_args[:2])
             sh = x2 - x2.max(axis=1, keepdims=True)
             logp = sh - np.log(np.exp(sh).sum(axis=1, keepdims=True))
-            yy = y2 * (1 - self.eps) + self.eps / logp.shape[1] if self.eps else y2
-            wy = yy * weight if weight is not None else yy
+            wy = (y2 * (1 - self.eps) + self.eps / x2.shape[1]) * (1 if weight is None else weight)
         scale = np.broadcast_to(g.reshape(m) if self.red == "none" else (g / m if self.red == "mean" else g), (m,))
         gx = gy = None
         if self._edges[0] is not None:
@@ -511,6 +507,7 @@ class MultiMarginLossBackward0(Op):
     active term adds ``w_y p z^(p-1) / C`` to ``x[i]`` and subtracts it from ``x[y]``.
     """
 
+    _graph_error = (RuntimeError, "derivative for aten::multi_margin_loss_backward is not implemented")
     _saves = (0,)
 
     def forward(self, x, target, weight, p, margin, reduction, out_shape):
@@ -556,6 +553,7 @@ class MultilabelMarginLossBackward0(Op):
     mask of active ``(j, i)`` terms is kept for backward.
     """
 
+    _graph_error = (RuntimeError, "derivative for aten::multilabel_margin_loss_backward is not implemented")
     _saves = (0,)
 
     def forward(self, x, target, reduction, out_shape):
@@ -603,11 +601,14 @@ class HingeEmbeddingLossBackward(Op):
         self.red, self.xshape = reduction, x.shape
         return _reduce_rows(loss, reduction, loss.shape)  # the loss has the input's dtype
 
+    _graph_constants = ("saved",)  # d only gives the mask of the clamp: the backward is linear in g
+
     def backward(self, g):
         d, pos, neg = self.saved
         dx = np.broadcast_to(pos, self.lshape).astype(d.dtype)
         dx -= neg & (d >= 0)
-        dx *= g / d.dtype.type(dx.size) if self.red == "mean" else g
+        s = g / d.dtype.type(dx.size) if self.red == "mean" else g
+        dx = dx * s if self._graph else np.multiply(dx, s, out=dx)
         return _fit(dx, self.xshape, self.lshape)
 
 
@@ -619,6 +620,7 @@ class MultilabelSoftMarginLossBackward(Op):
     """
 
     _saves = (0, 1, 2)
+    _graph_recompute = True
 
     def forward(self, x, y, w, rt, reduction):
         a = np.log1p(np.exp(-np.abs(x)))
@@ -641,6 +643,10 @@ class MultilabelSoftMarginLossBackward(Op):
     def backward(self, g):
         x, spn, elem, yr, wr = self.saved
         dt = spn.dtype
+        if self._graph:  # the softplus terms again, from the boxed inputs
+            x, y, w = self._graph_args
+            spn, yr, wr = np.logaddexp(0, -x).astype(dt), y.astype(dt), None if w is None else w.astype(dt)
+            elem = yr * spn + (1 - yr) * np.logaddexp(0, x).astype(dt)
         if self.red == "none":
             ge = np.expand_dims(g, self.cd) / dt.type(self.c)
         else:

@@ -482,8 +482,14 @@ class NormalizeBackward(Op):
         self.saved, self.n, self.d, self.p, self.dim, self.eps = xm, n, d, p, dim, eps
         return np.moveaxis(xm / d, -1, dim)
 
+    _graph_recompute = True  # the norm is rebuilt from the boxed input under create_graph
+
     def backward(self, g):
         xm, n, d = self.saved, self.n, self.d
+        if self._graph:
+            xm = np.moveaxis(self._graph_args[0], self.dim, -1)
+            n = _pnorm(xm, self.p, -1)
+            d = np.where(n >= self.eps, n, self.eps)  # clamp_min: the gradient passes where n >= eps
         gm = np.moveaxis(g, self.dim, -1)
         gx = gm / d
         dot = np.einsum("...i,...i->...", gm, xm)[..., None]

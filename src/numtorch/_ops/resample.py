@@ -55,6 +55,8 @@ def _linear_plan(n_in, n_out, scale, align_corners, dt):
 class _Resample(Op):
     """Separable resampling: per spatial axis a gather (nearest) or two weighted gathers (linear)."""
 
+    _graph_constants = ("plans",)  # source indices and interpolation weights
+
     def forward(self, x, *, plans):
         nd = len(plans)
         self.plans, self.in_sp = plans, x.shape[-nd:]

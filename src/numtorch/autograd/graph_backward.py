@@ -268,6 +268,16 @@ def _ufuncs():
 
 
 _UFUNCS = _ufuncs()
+_UFUNCS.setdefault("erf", U.erf)  # scipy.special.erf is a ufunc
+
+
+def _logaddexp(a, b):
+    """``np.logaddexp``: ``max(a, b) + log1p(exp(-|a - b|))``, the max as ``(a + b + |a - b|) / 2``."""
+    ad = U.abs(P.sub(a, b) if isinstance(a, Tensor) else P.sub(b, a))
+    return P.add(P.mul(P.add(P.add(ad, a), b), 0.5), U.log1p(U.exp(U.neg(ad))))
+
+
+_UFUNCS.setdefault("logaddexp", _logaddexp)
 
 
 def _where(cond, x=None, y=None):
@@ -330,6 +340,12 @@ def _moveaxis(a, src, dst):
     return _box(S.movedim(_t(a), src, dst))
 
 
+def _flip(a, axis=None):
+    t = _t(a)
+    axes = tuple(range(t.ndim)) if axis is None else tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    return _box(RA.flip(t, axes))
+
+
 _FUNCTIONS = {
     "where": _where, "zeros_like": _zeros_like, "ones_like": _ones_like, "sum": _sum,
     "broadcast_to": _broadcast_to, "expand_dims": _expand_dims, "concatenate": _concatenate,
@@ -347,6 +363,7 @@ _FUNCTIONS = {
     "iscomplexobj": lambda a: a.dtype.kind == "c",
     "isrealobj": lambda a: a.dtype.kind != "c",
     "asarray": lambda a, dtype=None, **kw: a if dtype is None else a.astype(dtype),
+    "flip": _flip,
     "ascontiguousarray": lambda a, dtype=None, **kw: a if dtype is None else a.astype(dtype),
 }
 
@@ -405,9 +422,35 @@ def _boxed_copy(node):
     return clone
 
 
+class NotImplementedBackward(Op):
+    """The gradient of an op PyTorch gives no double backward (class attribute ``_graph_error``: the
+    exception type and message): its value, linked to the incoming gradients and saved inputs, and a
+    backward that raises that error, as PyTorch's ``torch::autograd::NotImplemented`` node."""
+
+    def forward(self, value, *linked, error):
+        self.error = error
+        return value
+
+    def backward(self, *grads):
+        raise self.error[0](self.error[1])
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
+
+
+def _run_not_implemented(node, grads, error):
+    out = node._run_backward([g._data for g in grads])
+    linked = [*grads, *(e[2] for e in node._versions if len(e) == 4)]
+    return tuple(None if g is None or e is None else NotImplementedBackward.apply(np.asarray(g), *linked, error=error)
+                 for g, e in zip(out, node._edges))
+
+
 def _run_op(node, grads):
     if node._versions or node._freed:
         node._check_saved()
+    error = getattr(type(node), "_graph_error", None)
+    if error is not None:
+        return _run_not_implemented(node, grads, error)
     if node._n_out > 1:
         grads = [g if g is not None else _make(z) for g, z in zip(grads, node._materialize([None] * len(grads)))]
     clone = _boxed_copy(node)
