@@ -422,7 +422,7 @@ class SoftmaxBackward0(Op):
         if y.ndim == 0:
             return g * 0
         gy = g * y
-        gy -= y * _sum(gy, self.dim)
+        gy -= y * (gy.sum(axis=self.dim, keepdims=True) if self._graph else _sum(gy, self.dim))
         return gy
 
 
@@ -435,7 +435,7 @@ class LogSoftmaxBackward0(SoftmaxBackward0):
         y = self.saved
         if y.ndim == 0:
             return g - np.exp(y) * g
-        return g - np.exp(y) * _sum(g, self.dim)
+        return g - np.exp(y) * (g.sum(axis=self.dim, keepdims=True) if self._graph else _sum(g, self.dim))
 
 
 def _softmax_prep(input, dim, dtype, kernel):
@@ -481,8 +481,12 @@ class AddmmBackward0(Op):
         self.bshape = None if b is None else b.shape
         return out if x.ndim == 2 else out.reshape(x.shape[:-1] + (w.shape[0],))
 
+    _graph_recompute = True  # the flattened input is rebuilt from the boxed input under create_graph
+
     def backward(self, g):
         x2, w = self.saved
+        if self._graph:
+            x2, w = self._graph_args[0].reshape(x2.shape), self._graph_args[1]
         g2 = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
         e = self._edges
         gx = (g2 @ w).reshape(self.xshape) if e[0] is not None else None

@@ -30,6 +30,7 @@ from .._tensor import Tensor, _make
 from .._ops import pointwise as P, unary as U, reduction as R, shape as S, rearrange as RA
 from .._ops import indexing as I, linalg as L
 from .._ops import matmul as MM
+from .._ops import scatter as SC
 from . import engine
 from .function import Op, _FunctionNode
 
@@ -162,6 +163,8 @@ class GradArray:
     flatten = ravel
 
     def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], np.ndarray):  # e.g. np.argsort(dims)
+            axes = (tuple(int(a) for a in axes[0]),)
         if not axes:
             axes = tuple(range(self.ndim - 1, -1, -1))
         elif len(axes) == 1 and isinstance(axes[0], (tuple, list)):
@@ -333,7 +336,7 @@ def _clip(a, lo=None, hi=None, **kw):
 
 
 def _take_along_axis(a, idx, axis):
-    return _box(I.gather(_t(a), axis, _make(np.asarray(idx))))
+    return _box(SC.gather(_t(a), axis, _make(np.asarray(idx))))
 
 
 def _moveaxis(a, src, dst):
