@@ -16,7 +16,7 @@ import numtorch.nn.functional as NF
 
 _K = np.random.default_rng(1234)
 # constants shared by both libraries (targets, signs, masks), drawn once
-SIGN34, SIGN5, SIGN3 = np.sign(_K.standard_normal((3, 4))), np.sign(_K.standard_normal(5)), np.sign(_K.standard_normal(3))
+SIGN34, SIGN5, SIGN3 = (np.sign(_K.standard_normal(s)) for s in ((3, 4), 5, 3))
 BIN34 = (_K.random((3, 4)) > 0.5).astype(np.float64)
 BOOL_MASK = _K.random((2, 3, 5)) > 0.3
 BOOL_MASK[..., 0] = True
@@ -133,7 +133,8 @@ CASES = {
     "conv2d_same": (lambda m, F, a, w: F.conv2d(a, w, padding="same"), [_n(1, 2, 4, 5), _n(3, 2, 2, 3)]),
     "conv2d_unbatched": (lambda m, F, a, w: F.conv2d(a, w, stride=2), [_n(2, 5, 5), _n(3, 2, 2, 2)]),
     "conv3d": (lambda m, F, a, w: F.conv3d(a, w, padding=1, stride=2), [_n(1, 2, 4, 4, 4), _n(3, 2, 2, 2, 2)]),
-    "conv_transpose1d": (lambda m, F, a, w, b: F.conv_transpose1d(a, w, b, stride=2), [_n(2, 3, 5), _n(3, 4, 3), _n(4)]),
+    "conv_transpose1d": (lambda m, F, a, w, b: F.conv_transpose1d(a, w, b, stride=2),
+                         [_n(2, 3, 5), _n(3, 4, 3), _n(4)]),
     "conv_transpose2d": (lambda m, F, a, w, b: F.conv_transpose2d(a, w, b, stride=2, padding=1, output_padding=1,
                                                                   groups=1), [_n(2, 3, 4, 4), _n(3, 2, 3, 3), _n(2)]),
     "conv_transpose2d_groups": (lambda m, F, a, w: F.conv_transpose2d(a, w, groups=2, dilation=2),
@@ -164,7 +165,8 @@ CASES = {
     "max_unpool2d": (lambda m, F, a: F.max_unpool2d(*F.max_pool2d(a, 2, return_indices=True), 2), [_n(1, 2, 4, 4)]),
     # resampling
     "interpolate_nearest": (lambda m, F, a: F.interpolate(a, scale_factor=2), [_n(1, 2, 3, 3)]),
-    "interpolate_nearest_exact": (lambda m, F, a: F.interpolate(a, size=(5, 4), mode="nearest-exact"), [_n(1, 2, 3, 3)]),
+    "interpolate_nearest_exact": (lambda m, F, a: F.interpolate(a, size=(5, 4), mode="nearest-exact"),
+                                  [_n(1, 2, 3, 3)]),
     "interpolate_linear": (lambda m, F, a: F.interpolate(a, size=5, mode="linear"), [_n(1, 2, 3)]),
     "interpolate_bilinear": (lambda m, F, a: F.interpolate(a, size=(5, 4), mode="bilinear"), [_n(1, 2, 3, 3)]),
     "interpolate_bilinear_ac": (lambda m, F, a: F.interpolate(a, size=(5, 4), mode="bilinear", align_corners=True),
@@ -197,6 +199,9 @@ NO_DOUBLE_BACKWARD = {
                       NotImplementedError, "_embedding_bag_backward"),
     "embedding_bag_max": (lambda m, F, w: F.embedding_bag(_tgt(m, [0, 2, 1, 2]), w, _tgt(m, [0, 2]), mode="max"),
                           [_n(4, 3)], NotImplementedError, "_embedding_bag_backward"),
+    "embedding_bag_per_sample_weights": (
+        lambda m, F, w, p: F.embedding_bag(_tgt(m, [0, 2, 1, 2]), w, _tgt(m, [0, 2]), per_sample_weights=p, mode="sum"),
+        [_n(4, 3), _n(4)], RuntimeError, "_embedding_bag_per_sample_weights_backward"),
 }
 
 # float64 gradgradcheck is skipped where finite differences cross a kink of the op on random inputs

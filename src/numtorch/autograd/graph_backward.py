@@ -427,8 +427,9 @@ def _boxed_copy(node):
 
 class NotImplementedBackward(Op):
     """The gradient of an op PyTorch gives no double backward (class attribute ``_graph_error``: the
-    exception type and message): its value, linked to the incoming gradients and saved inputs, and a
-    backward that raises that error, as PyTorch's ``torch::autograd::NotImplemented`` node."""
+    exception type and message, or a dict of them by input index): its value, linked to the incoming
+    gradients and saved inputs, and a backward that raises that error, as PyTorch's
+    ``torch::autograd::NotImplemented`` node."""
 
     def forward(self, value, *linked, error):
         self.error = error
@@ -442,10 +443,13 @@ class NotImplementedBackward(Op):
 
 
 def _run_not_implemented(node, grads, error):
+    """``error``: (type, message), or a dict of them by input index (key None: the other inputs)."""
     out = node._run_backward([g._data for g in grads])
     linked = [*grads, *(e[2] for e in node._versions if len(e) == 4)]
-    return tuple(None if g is None or e is None else NotImplementedBackward.apply(np.asarray(g), *linked, error=error)
-                 for g, e in zip(out, node._edges))
+    errs = error if isinstance(error, dict) else {None: error}
+    return tuple(None if g is None or e is None else
+                 NotImplementedBackward.apply(np.asarray(g), *linked, error=errs.get(i, errs[None]))
+                 for i, (g, e) in enumerate(zip(out, node._edges)))
 
 
 def _run_op(node, grads):
