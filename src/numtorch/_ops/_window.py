@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 
 
 def _check_tensor(t, fn, arg="input", position=None):
@@ -81,3 +81,8 @@ def _along(x, m, axis):
     if axis == x.ndim - 1:
         return np.matmul(x, m.T)
     return np.moveaxis(np.matmul(np.moveaxis(x, axis, -1), m.T), -1, axis)
+
+
+def _as_tensor(a):
+    """The Tensor of a graph backward's box (its ``t``; create_graph=True), or a constant array as a Tensor."""
+    return a if isinstance(a, Tensor) else a.t if hasattr(a, "t") else _make(np.asarray(a))

@@ -18,7 +18,7 @@ import numpy as np
 from .._dtype import from_np
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._window import _check_tensor, _col2im, _crop, _im2col, _pad_const
+from ._window import _as_tensor, _check_tensor, _col2im, _crop, _im2col, _pad_const
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "convolution"]
@@ -85,6 +85,7 @@ class ConvolutionBackward0(Op):
     """``convolution(input, weight, bias)`` for 1-d/2-d/3-d, direct or transposed (one Op, like ATen)."""
 
     _saves = (0, 1)
+    _graph_recompute = True  # under create_graph the gradients are convolutions of the boxed x, w and g
 
     def forward(self, x, w, b, *, stride, pads, dilation, groups, transposed, output_padding):
         self.unbatched = x.ndim == w.ndim - 1
@@ -106,7 +107,10 @@ class ConvolutionBackward0(Op):
         if self.unbatched:
             g = g[None]
         gb = g.sum(axis=(0,) + tuple(range(2, g.ndim))) if self._edges[2] is not None else None
-        gx, gw = (self._backward_t if self.transposed else self._backward_direct)(g)
+        if self._graph:
+            gx, gw = self._graph_backward(g)
+        else:
+            gx, gw = (self._backward_t if self.transposed else self._backward_direct)(g)
         if gx is not None and self.unbatched:
             gx = gx[0]
         return gx, gw, gb
@@ -138,6 +142,53 @@ class ConvolutionBackward0(Op):
         gw = (np.matmul(xm, gcols.swapaxes(-1, -2)).sum(axis=0).reshape(self.wshape)
               if self._edges[1] is not None else None)
         return gx, gw
+
+
+    def _graph_backward(self, g):
+        """The input and weight gradients as convolutions of Tensors (create_graph=True): differentiable."""
+        pads, stride, dil, groups = self.conf
+        x, w = (_as_tensor(a) for a in self._graph_args[:2])
+        if self.unbatched:
+            x = x[None]
+        g, e = _as_tensor(g), self._edges
+        gx = gw = None
+        if self.transposed:  # y = conv_transpose(x, w): dx = conv(g, w), dw = the weight gradient of conv(g) by x
+            if e[0] is not None:
+                gx = ConvolutionBackward0.apply(g, w, None, stride=stride, pads=pads, dilation=dil, groups=groups,
+                                                transposed=False, output_padding=(0,) * len(stride))
+            if e[1] is not None:
+                gw = _graph_weight_grad(g, x, self.wshape, pads, stride, dil, groups)
+        else:
+            if e[0] is not None:
+                gx = _graph_input_grad(g, w, self.xshape, pads, stride, dil, groups)
+            if e[1] is not None:
+                gw = _graph_weight_grad(x, g, self.wshape, pads, stride, dil, groups)
+        return gx, gw
+
+
+def _graph_input_grad(g, w, xshape, pads, stride, dil, groups):
+    """``d conv(x, w) / dx`` applied to ``g``: a transposed convolution of Tensors, cropped/padded to ``xshape``."""
+    los, his, ops = [], [], []
+    for xs, gs, (lo, _), st, d, k in zip(xshape[2:], g.shape[2:], pads, stride, dil, w.shape[2:]):
+        full = (gs - 1) * st + d * (k - 1) + 1
+        los.append(lo)
+        his.append(max(0, full - lo - xs))
+        ops.append(max(0, xs + lo - full))  # input positions no window reached get zero gradient
+    return ConvolutionBackward0.apply(g, w, None, stride=stride, pads=tuple(zip(los, his)), dilation=dil,
+                                      groups=groups, transposed=True, output_padding=tuple(ops))
+
+
+def _graph_weight_grad(x, g, wshape, pads, stride, dil, groups):
+    """``d conv(x, w) / dw`` applied to ``g`` ((O, C/groups, *K)): a convolution of ``x`` by ``g`` with the
+    batch as channels (stride and dilation swapped), one group per convolution group."""
+    n, c, nd = x.shape[0], x.shape[1], len(stride)
+    cg, sp = c // groups, tuple(x.shape[2:])
+    xt = x.reshape((n, groups, cg) + sp).permute((2, 1, 0) + tuple(range(3, 3 + nd))).reshape((cg, groups * n) + sp)
+    gt = g.transpose(0, 1)  # (O, N, *L)
+    out = ConvolutionBackward0.apply(xt, gt, None, stride=dil, pads=pads, dilation=stride, groups=groups,
+                                     transposed=False, output_padding=(0,) * nd)  # (C/groups, O, *K')
+    out = out[(slice(None), slice(None)) + tuple(slice(0, k) for k in wshape[2:])]
+    return out.transpose(0, 1).reshape(wshape)
 
 
 def _ntuple(v, n, name):
@@ -346,6 +397,10 @@ class Im2ColBackward0(Op):
     def backward(self, g):
         shape, ksize, dil, padding, stride = self.conf
         g = g[None] if self.unbatched else g
+        if self._graph:  # fold, the adjoint, on Tensors
+            gx = Col2ImBackward0.apply(_as_tensor(g), output_size=shape[2:], kernel_size=ksize, dilation=dil,
+                                       padding=padding, stride=stride, blocks=self.out_sp)
+            return gx[0] if self.unbatched else gx
         pads = tuple((p, p) for p in padding)
         padded = shape[:2] + tuple(s + 2 * p for s, p in zip(shape[2:], padding))
         gx = _crop(_col2im(g.reshape(shape[:2] + ksize + self.out_sp), padded, ksize, stride, dil), pads)
@@ -368,6 +423,9 @@ class Col2ImBackward0(Op):
     def backward(self, g):
         shape, ksize, dil, padding, stride, blocks = self.conf
         g = g[None] if self.unbatched else g
+        if self._graph:  # unfold, the adjoint, on Tensors
+            cols = Im2ColBackward0.apply(_as_tensor(g), kernel_size=ksize, dilation=dil, padding=padding, stride=stride)
+            return cols[0] if self.unbatched else cols
         cols = _im2col(_pad_const(g, tuple((p, p) for p in padding)), ksize, stride, dil, blocks)
         cols = cols.reshape(shape)
         return cols[0] if self.unbatched else cols
@@ -439,8 +497,8 @@ class _EdgePad(Op):
             gi = g[..., lo:lo + n].copy()
             left, right = g[..., :lo], g[..., lo + n:]
             if self.mode == "reflect":  # sources lo..1 and n-2..n-1-hi
-                gi[..., 1:lo + 1] += left[..., ::-1]
-                gi[..., n - 1 - hi:n - 1] += right[..., ::-1]
+                gi[..., 1:lo + 1] += np.flip(left, -1)  # np.flip, not [::-1]: boxes (create_graph) flip too
+                gi[..., n - 1 - hi:n - 1] += np.flip(right, -1)
             elif self.mode == "edge":
                 gi[..., 0] += left.sum(-1)
                 gi[..., -1] += right.sum(-1)

@@ -65,8 +65,20 @@ class CosineSimilarityBackward(Op):
         self.saved = (u, v, na, nb, cos, _clamp_ratio(ra, na, eps), _clamp_ratio(rb, nb, eps))
         return cos
 
+    _graph_recompute = True  # the unit vectors and norms are rebuilt from the boxed inputs under create_graph
+
     def backward(self, g):
         u, v, na, nb, cos, ka, kb = self.saved
+        if self._graph:
+            if ka is not None or kb is not None:
+                raise NotImplementedError("numtorch: the double backward of cosine_similarity where a norm is "
+                                          "clamped to eps is not implemented")
+            shape = np.broadcast_shapes(self.sa, self.sb)
+            am, bm = (np.moveaxis(np.broadcast_to(t, shape), self.dim, -1) for t in self._graph_args[:2])
+            na = np.sqrt((am * am).sum(axis=-1, keepdims=True))
+            nb = np.sqrt((bm * bm).sum(axis=-1, keepdims=True))
+            u, v = am / na, bm / nb
+            cos = (u * v).sum(axis=-1)
         gk = (g * np.ones_like(cos))[..., None]
         c = cos[..., None]
         ga = gb = None
@@ -110,13 +122,20 @@ class PairwiseDistanceBackward(Op):
         d += eps
         n = _pnorm(d, p, -1)
         self.saved, self.n, self.p, self.sa, self.sb, self.keepdim = d, n, p, a.shape, b.shape, keepdim
+        self.eps = eps
         return n if keepdim else n[..., 0]
+
+    _graph_recompute = True  # d and its norm are rebuilt from the boxed inputs under create_graph
 
     def backward(self, g):
         if self.p == 0:  # PyTorch's norm backward gives no gradient for p=0 (the inputs' .grad stays None)
             return None, None
         gk = g if self.keepdim else g[..., None]
-        gd = gk * _pnorm_grad(self.saved, self.n, self.p)
+        if self._graph:  # d and its norm again, from the boxed inputs
+            d = self._graph_args[0] - self._graph_args[1] + self.eps
+            gd = gk * _pnorm_grad(d, _pnorm(d, self.p, -1), self.p)
+        else:
+            gd = gk * _pnorm_grad(self.saved, self.n, self.p)
         ga = unbroadcast(gd, self.sa) if self._edges[0] is not None else None
         gb = unbroadcast(-gd, self.sb) if self._edges[1] is not None else None
         return ga, gb
@@ -142,6 +161,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 class PdistBackward0(Op):
     """``||x[i] - x[j]||_p`` for every row pair ``i < j`` of an ``(N, M)`` array, in row-major pair order."""
 
+    _graph_error = (NotImplementedError, "the derivative for '_pdist_backward' is not implemented.")
     _saves = (0, "out")
 
     def forward(self, x, p):
@@ -207,6 +227,7 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
 class CdistBackward0(Op):
     """p-norm distances between the rows of ``x1`` (B, P, M) and ``x2`` (B, R, M); direct formula."""
 
+    _graph_error = (NotImplementedError, "the derivative for '_cdist_backward' is not implemented.")
     _saves = (0, 1, "out")
 
     def forward(self, x1, x2, p):

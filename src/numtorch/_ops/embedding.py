@@ -129,6 +129,10 @@ class EmbeddingBagBackward0(Op):
     weight gradient is that matrix's transpose times the output gradient.
     """
 
+    _graph_error = {None: (NotImplementedError, "the derivative for '_embedding_bag_backward' is not implemented."),
+                    1: (RuntimeError, "derivative for aten::_embedding_bag_per_sample_weights_backward is not "
+                                      "implemented")}
+
     def forward(self, w, psw=None, *, iv, pos, counts, n, mode, freq, need_arg):
         self.iv, self.pos, self.counts, self.n, self.mode, self.freq = iv, pos, counts, n, mode, freq
         self.wshape, self.dtype = w.shape, w.dtype
@@ -381,7 +385,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets=None, max_norm=None, no
     fn = out.grad_fn
     if fn is not None:
         # as PyTorch, weight is saved only for per_sample_weights' gradient, and those only for weight's
-        fn._versions = [(t._vc, t._vc[0], t._data) for t, other in ((weight, psw), (psw, weight)) if other._rg]
+        fn._versions = [(t._vc, t._vc[0], t, i) for i, (t, other) in enumerate(((weight, psw), (psw, weight)))
+                        if other._rg]
     return out
 
 

@@ -322,6 +322,9 @@ class CrossEntropyLossBackward0(Op):
     w.r.t. the logits is ``p * K_i - G_ic`` with ``p = softmax(x)``.
     """
 
+    _saves = (0,)  # the logits: create_graph rebuilds the softmax from them
+    _graph_recompute = True
+
     def forward(self, x, target, weight, ignore_index, smoothing, reduction):
         self.shape, self.red, self.eps = x.shape, reduction, smoothing
         x2, t = _rows(x, target)
@@ -358,6 +361,10 @@ class CrossEntropyLossBackward0(Op):
 
     def backward(self, g):
         p, ts, wt, valid, weight = self.saved
+        if self._graph:  # the softmax again, from the boxed logits
+            sh, _ = _rows(self._graph_args[0], ts)
+            ex = np.exp(sh - sh.max(axis=1, keepdims=True))
+            p = ex / ex.sum(axis=1, keepdims=True)
         m, c = p.shape
         e = self.eps
         scale = g.reshape(m) if self.red == "none" else (g / self.denom if self.red == "mean" else g)
@@ -379,6 +386,8 @@ class CrossEntropyLossBackward0(Op):
 class NllLossBackward0(Op):
     """``-w_t x[i, t]`` per row (input holds log-probabilities); "mean" divides by the summed weights."""
 
+    _graph_constants = ("saved",)  # targets and their weights: the backward is linear in g alone
+
     def forward(self, x, target, weight, ignore_index, reduction):
         self.shape, self.red = x.shape, reduction
         x2, t = _rows(x, target)
@@ -396,6 +405,8 @@ class NllLossBackward0(Op):
         ts, wt = self.saved
         m = ts.shape[0]
         scale = g.reshape(m) if self.red == "none" else (g / self.denom if self.red == "mean" else g)
+        if self._graph:  # a box cannot be written into an array: a one-hot product instead
+            return _unrows((np.arange(self.c) == ts[:, None]) * (-(scale * wt)).reshape(m, 1), self.shape)
         gx = np.zeros((m, self.c), wt.dtype)
         gx[np.arange(m), ts] = -(scale * wt)
         return _unrows(gx, self.shape)
@@ -407,7 +418,8 @@ class CrossEntropyProbsBackward0(Op):
     ``loss_i = -sum_c w_c y'_ic logp_ic`` with ``y' = (1-e) y + e/C``; "mean" divides by the row count.
     """
 
-    _saves = (1,)
+    _saves = (0, 1)
+    _graph_recompute = True  # logp and wy are rebuilt from the boxed logits and targets under create_graph
 
     def forward(self, x, y, weight, smoothing, reduction):
         self.shape, self.red, self.eps = x.shape, reduction, smoothing
@@ -429,6 +441,11 @@ class CrossEntropyProbsBackward0(Op):
     def backward(self, g):
         logp, wy, weight = self.saved
         m = self.m
+        if self._graph:
+            (x2, _), (y2, _) = (_rows(a, np.zeros(())) for a in self._graph_args[:2])
+            sh = x2 - x2.max(axis=1, keepdims=True)
+            logp = sh - np.log(np.exp(sh).sum(axis=1, keepdims=True))
+            wy = (y2 * (1 - self.eps) + self.eps / x2.shape[1]) * (1 if weight is None else weight)
         scale = np.broadcast_to(g.reshape(m) if self.red == "none" else (g / m if self.red == "mean" else g), (m,))
         gx = gy = None
         if self._edges[0] is not None:
@@ -490,6 +507,7 @@ class MultiMarginLossBackward0(Op):
     active term adds ``w_y p z^(p-1) / C`` to ``x[i]`` and subtracts it from ``x[y]``.
     """
 
+    _graph_error = (RuntimeError, "derivative for aten::multi_margin_loss_backward is not implemented")
     _saves = (0,)
 
     def forward(self, x, target, weight, p, margin, reduction, out_shape):
@@ -535,6 +553,7 @@ class MultilabelMarginLossBackward0(Op):
     mask of active ``(j, i)`` terms is kept for backward.
     """
 
+    _graph_error = (RuntimeError, "derivative for aten::multilabel_margin_loss_backward is not implemented")
     _saves = (0,)
 
     def forward(self, x, target, reduction, out_shape):
@@ -582,11 +601,14 @@ class HingeEmbeddingLossBackward(Op):
         self.red, self.xshape = reduction, x.shape
         return _reduce_rows(loss, reduction, loss.shape)  # the loss has the input's dtype
 
+    _graph_constants = ("saved",)  # d only gives the mask of the clamp: the backward is linear in g
+
     def backward(self, g):
         d, pos, neg = self.saved
         dx = np.broadcast_to(pos, self.lshape).astype(d.dtype)
         dx -= neg & (d >= 0)
-        dx *= g / d.dtype.type(dx.size) if self.red == "mean" else g
+        s = g / d.dtype.type(dx.size) if self.red == "mean" else g
+        dx = dx * s if self._graph else np.multiply(dx, s, out=dx)
         return _fit(dx, self.xshape, self.lshape)
 
 
@@ -598,6 +620,7 @@ class MultilabelSoftMarginLossBackward(Op):
     """
 
     _saves = (0, 1, 2)
+    _graph_recompute = True
 
     def forward(self, x, y, w, rt, reduction):
         a = np.log1p(np.exp(-np.abs(x)))
@@ -620,6 +643,10 @@ class MultilabelSoftMarginLossBackward(Op):
     def backward(self, g):
         x, spn, elem, yr, wr = self.saved
         dt = spn.dtype
+        if self._graph:  # the softplus terms again, from the boxed inputs
+            x, y, w = self._graph_args
+            spn, yr, wr = np.logaddexp(0, -x).astype(dt), y.astype(dt), None if w is None else w.astype(dt)
+            elem = yr * spn + (1 - yr) * np.logaddexp(0, x).astype(dt)
         if self.red == "none":
             ge = np.expand_dims(g, self.cd) / dt.type(self.c)
         else:

@@ -112,8 +112,18 @@ class GeluBackward0(Op):
         self.saved = (x, cdf)
         return x * cdf
 
+    _graph_recompute = True  # Phi(x) / the tanh are rebuilt from the boxed input under create_graph
+
     def backward(self, g):
         x, t = self.saved
+        if self._graph:
+            x = self._graph_args[0]
+            if self.approximate == "tanh":
+                t = np.tanh(_SQRT2_PI * (x + 0.044715 * x * x * x))
+                return g * (0.5 * (1 + t + x * (1 - t * t) * (_SQRT2_PI * (1 + 3 * 0.044715 * x * x))))
+            from scipy.special import erf  # lazy: SciPy's start-up cost; a ufunc, so boxes map it to numtorch's erf
+            cdf = 0.5 * (1 + erf(x * _SQRT1_2))
+            return g * (cdf + x * np.exp(-0.5 * x * x) * _INV_SQRT_2PI)
         if self.approximate == "tanh":
             x2 = x * x
             d = (1 - t * t) * (_SQRT2_PI * (1 + 3 * 0.044715 * x2))
@@ -177,6 +187,8 @@ class HardtanhBackward0(_Activation):
 
 
 class HardsigmoidBackward0(_Activation):
+    _graph_error = (RuntimeError, "derivative for aten::hardsigmoid_backward is not implemented")  # as PyTorch
+
     @staticmethod
     def _f(x):
         out = np.clip(x + 3, 0, 6)
@@ -294,8 +306,12 @@ class PreluKernelBackward0(Op):
         self.wshape = w.shape
         return np.where(x > 0, x, wb * x)
 
+    _graph_recompute = True  # the broadcast weight is rebuilt from the boxed weight under create_graph
+
     def backward(self, g):
         x, wb = self.saved
+        if self._graph:
+            x, wb = self._graph_args[0], self._graph_args[1].reshape(wb.shape)
         pos = x > 0
         gx = np.where(pos, g, g * wb) if self._edges[0] is not None else None
         gw = None
@@ -315,8 +331,16 @@ class GluBackward0(Op):
         self.saved, self.dim = (x, s), dim
         return a * s
 
+    _graph_recompute = True  # sigmoid(b) is rebuilt from the boxed input under create_graph
+
     def backward(self, g):
         x, s = self.saved
+        if self._graph:
+            x, dim = self._graph_args[0], self.dim % x.ndim
+            h = x.shape[dim] // 2
+            a = x[(slice(None),) * dim + (slice(0, h),)]
+            s = _sigmoid(x[(slice(None),) * dim + (slice(h, None),)])
+            return np.concatenate([g * s, g * a * s * (1 - s)], axis=self.dim)
         a, _ = np.split(x, 2, axis=self.dim)
         return np.concatenate([g * s, g * a * s * (1 - s)], axis=self.dim)
 
@@ -403,7 +427,7 @@ class SoftmaxBackward0(Op):
         if y.ndim == 0:
             return g * 0
         gy = g * y
-        gy -= y * _sum(gy, self.dim)
+        gy -= y * (gy.sum(axis=self.dim, keepdims=True) if self._graph else _sum(gy, self.dim))
         return gy
 
 
@@ -416,7 +440,7 @@ class LogSoftmaxBackward0(SoftmaxBackward0):
         y = self.saved
         if y.ndim == 0:
             return g - np.exp(y) * g
-        return g - np.exp(y) * _sum(g, self.dim)
+        return g - np.exp(y) * (g.sum(axis=self.dim, keepdims=True) if self._graph else _sum(g, self.dim))
 
 
 def _softmax_prep(input, dim, dtype, kernel):
@@ -462,8 +486,12 @@ class LinearAddmm(Op):
         self.bshape = None if b is None else b.shape
         return out if x.ndim == 2 else out.reshape(x.shape[:-1] + (w.shape[0],))
 
+    _graph_recompute = True  # the flattened input is rebuilt from the boxed input under create_graph
+
     def backward(self, g):
         x2, w = self.saved
+        if self._graph:
+            x2, w = self._graph_args[0].reshape(x2.shape), self._graph_args[1]
         g2 = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
         e = self._edges
         gx = (g2 @ w).reshape(self.xshape) if e[0] is not None else None
@@ -491,8 +519,13 @@ class TrilinearBackward0(Op):
         self.shapes = (x1.shape, x2.shape, None if b is None else b.shape)
         return out.reshape(lead + (w.shape[0],))
 
+    _graph_recompute = True  # the flattened inputs are rebuilt from the boxes under create_graph
+
     def backward(self, g):
         a, c, w = self.saved
+        if self._graph:
+            a, c, w = (self._graph_args[0].reshape(a.shape), self._graph_args[1].reshape(c.shape),
+                       self._graph_args[2])
         g2 = g.reshape(-1, g.shape[-1])
         e = self._edges
         s1, s2, sb = self.shapes
@@ -524,6 +557,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias=None) -> Tenso
 # ================================================================================================
 class NativeDropoutBackward0(Op):
     """``x * mask`` with a precomputed, already scaled mask (broadcastable to ``x``)."""
+
+    _graph_constants = ("saved",)  # the scaled keep mask
 
     def forward(self, x, mask):
         self.saved = mask
@@ -627,6 +662,7 @@ class ScaledDotProductAttentionBackward0(Op):
             k, v = np.repeat(k, rep, axis=-3), np.repeat(v, rep, axis=-3)
         s = np.matmul(q, np.swapaxes(k, -1, -2))
         s *= scale
+        self.mask = mask
         if mask is not None:
             s = s + mask
         m = s.max(-1, keepdims=True)
@@ -643,8 +679,13 @@ class ScaledDotProductAttentionBackward0(Op):
         self.scale, self.drop = scale, drop
         return np.matmul(pd, v)
 
+    _graph_recompute = True  # the attention weights are rebuilt from the boxed q, k under create_graph
+    _graph_constants = ("drop", "mask")
+
     def backward(self, g):
         q, k, v, p, pd = self.saved
+        if self._graph:
+            q, k, v, p, pd = self._graph_weights()
         sq, sk, sv, sm = self.shapes
         e = self._edges
         gv = np.matmul(np.swapaxes(pd, -1, -2), g) if e[2] is not None else None
@@ -664,6 +705,25 @@ class ScaledDotProductAttentionBackward0(Op):
                 gr = gr.reshape(gr.shape[:-3] + (shape[-3], self.rep) + gr.shape[-2:]).sum(-3)
             out.append(None if gr is None else unbroadcast(gr, shape))
         return gq, out[0], out[1], gm
+
+    def _graph_weights(self):
+        """``(q, k, v, p, pd)`` of ``saved`` computed on the boxed inputs (create_graph=True)."""
+        q, k, v = self._graph_args[:3]
+        if len(self._edges) > 3 and self._edges[3] is not None:
+            raise NotImplementedError("numtorch: the double backward of scaled_dot_product_attention with a float "
+                                      "attn_mask that requires grad is not implemented")
+        if self.rep > 1:  # each key/value head serves `rep` query heads
+            k, v = (np.broadcast_to(np.expand_dims(t, -3), t.shape[:-2] + (self.rep,) + t.shape[-2:]).reshape(
+                t.shape[:-3] + (t.shape[-3] * self.rep,) + t.shape[-2:]) for t in (k, v))
+        s = (q @ k.swapaxes(-1, -2)) * self.scale
+        if self.mask is not None:
+            s = s + self.mask
+        m = s.max(axis=-1, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)  # fully blocked rows: exp(-inf - 0) = 0 everywhere
+        ex = np.exp(s - m)
+        tot = ex.sum(axis=-1, keepdims=True)
+        p = ex / np.where(tot == 0, 1, tot)
+        return q, k, v, p, p * self.drop if self.drop is not None else p
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask=None, dropout_p: float = 0.0,

@@ -71,17 +71,32 @@ def _row_backward(gxhat, xhat, rstd):
     return gx
 
 
+def _graph_row_normalize(x2, eps):
+    """``_row_normalize`` with operations a graph backward's boxes support (create_graph=True)."""
+    xc = x2 - x2.mean(axis=1, keepdims=True)
+    rstd = 1 / np.sqrt((xc * xc).mean(axis=1, keepdims=True) + eps)
+    return xc * rstd, rstd
+
+
+def _graph_row_backward(gxhat, xhat, rstd):
+    """``_row_backward`` with operations a graph backward's boxes support (create_graph=True)."""
+    a = gxhat.mean(axis=1, keepdims=True)
+    b = (gxhat * xhat).mean(axis=1, keepdims=True)
+    return (gxhat - a - xhat * b) * rstd
+
+
 class NativeLayerNormBackward0(Op):
     """Normalize over the trailing ``k`` dims, then ``* weight + bias`` (both of the normalized shape)."""
 
     _saves = (0, 1)
+    _graph_recompute = True  # xhat and rstd are rebuilt from the boxed input under create_graph
 
     def forward(self, x, w, b, k, eps):
         shape = x.shape
         n = math.prod(shape[len(shape) - k:]) if k else 1
         xhat, rstd = _row_normalize(x.reshape(-1, n), eps)
         self.saved = (xhat, rstd, None if w is None else w.reshape(-1))
-        self.shape, self.wshape = shape, None if w is None else w.shape
+        self.shape, self.wshape, self.eps = shape, None if w is None else w.shape, eps
         out = xhat if w is None else xhat * w.reshape(-1)
         if b is not None:
             out = out + b.reshape(-1) if out is xhat else np.add(out, b.reshape(-1), out=out)
@@ -89,13 +104,20 @@ class NativeLayerNormBackward0(Op):
 
     def backward(self, g):
         xhat, rstd, w = self.saved
+        row_backward = _row_backward
+        if self._graph:
+            x, w = self._graph_args[0], self._graph_args[1]
+            xhat, rstd = _graph_row_normalize(x.reshape(xhat.shape), self.eps)
+            w = None if w is None else w.reshape(-1)
+            row_backward = _graph_row_backward
         g2 = g.reshape(xhat.shape)
         e = self._edges
         gx = gw = gb = None
         if e[0] is not None:
-            gx = _row_backward(g2 * w if w is not None else g2, xhat, rstd).reshape(self.shape)
+            gx = row_backward(g2 * w if w is not None else g2, xhat, rstd).reshape(self.shape)
         if e[1] is not None:
-            gw = np.einsum("ij,ij->j", g2, xhat).reshape(self.wshape)
+            gw = (g2 * xhat).sum(axis=0).reshape(self.wshape) if self._graph else \
+                np.einsum("ij,ij->j", g2, xhat).reshape(self.wshape)
         if e[2] is not None:
             gb = g2.sum(0).reshape(self.wshape if self.wshape is not None else -1)
         return gx, gw, gb
@@ -124,6 +146,7 @@ class RmsNormBackward0(Op):
     """``x / sqrt(mean(x^2) + eps) * weight`` over the trailing ``k`` dims."""
 
     _saves = (0, 1)
+    _graph_recompute = True  # xhat and rrms are rebuilt from the boxed input under create_graph
 
     def forward(self, x, w, k, eps):
         shape = x.shape
@@ -132,19 +155,28 @@ class RmsNormBackward0(Op):
         rrms = (1 / np.sqrt(np.einsum("ij,ij->i", x2, x2) / n + eps)).astype(x.dtype, copy=False)[:, None]
         xhat = x2 * rrms
         self.saved = (xhat, rrms, None if w is None else w.reshape(-1))
-        self.shape, self.wshape = shape, None if w is None else w.shape
+        self.shape, self.wshape, self.eps = shape, None if w is None else w.shape, eps
         return (xhat if w is None else xhat * w.reshape(-1)).reshape(shape)
 
     def backward(self, g):
         xhat, rrms, w = self.saved
+        if self._graph:
+            x, w = self._graph_args[0], self._graph_args[1]
+            x2 = x.reshape(xhat.shape)
+            rrms = 1 / np.sqrt((x2 * x2).mean(axis=1, keepdims=True) + self.eps)
+            xhat, w = x2 * rrms, None if w is None else w.reshape(-1)
         g2 = g.reshape(xhat.shape)
         gx = gw = None
         if self._edges[0] is not None:
             gxhat = g2 * w if w is not None else g2
-            b = (np.einsum("ij,ij->i", gxhat, xhat) / xhat.shape[1]).astype(xhat.dtype, copy=False)[:, None]
+            if self._graph:
+                b = (gxhat * xhat).mean(axis=1, keepdims=True)
+            else:
+                b = (np.einsum("ij,ij->i", gxhat, xhat) / xhat.shape[1]).astype(xhat.dtype, copy=False)[:, None]
             gx = ((gxhat - xhat * b) * rrms).reshape(self.shape)
         if len(self._edges) > 1 and self._edges[1] is not None:
-            gw = np.einsum("ij,ij->j", g2, xhat).reshape(self.wshape)
+            gw = (g2 * xhat).sum(axis=0).reshape(self.wshape) if self._graph else \
+                np.einsum("ij,ij->j", g2, xhat).reshape(self.wshape)
         return gx, gw
 
 
@@ -187,10 +219,11 @@ class NativeBatchNormBackward0(Op):
     """
 
     _saves = (0, 1)
+    _graph_recompute = True  # xhat/rstd (training) and the scale are rebuilt from the boxes under create_graph
 
     def forward(self, x, w, b, centered, mean, var, training, eps):
         _, axes, ps = _channel_view(x)
-        self.shape, self.axes, self.ps, self.training = x.shape, axes, ps, training
+        self.shape, self.axes, self.ps, self.training, self.eps = x.shape, axes, ps, training, eps
         rstd = (1 / np.sqrt(var + eps)).astype(x.dtype, copy=False)
         if training:
             xhat = centered
@@ -212,6 +245,8 @@ class NativeBatchNormBackward0(Op):
         axes, ps = self.axes, self.ps
         gx = gw = gb = None
         gsum = gv.sum(axes)
+        if self._graph:
+            return self._graph_backward(gv, gsum)
         if self.training:
             xhat, rstd, w = self.saved
             n = xhat.size // xhat.shape[1]
@@ -230,6 +265,34 @@ class NativeBatchNormBackward0(Op):
                 gx = (gv * scale.reshape(ps)).reshape(self.shape)
             if len(e) > 1 and e[1] is not None:
                 gw = ((_channel_dot(gv, xv) - gsum * mean) * rstd).astype(xv.dtype, copy=False)
+        if len(e) > 2 and e[2] is not None:
+            gb = gsum
+        return gx, gw, gb
+
+    def _graph_backward(self, gv, gsum):
+        """``backward`` on boxes (create_graph=True): the statistics are recomputed from the boxed input."""
+        e, axes, ps = self._edges, self.axes, self.ps
+        x, w = self._graph_args[0], self._graph_args[1]
+        xv = x.reshape(gv.shape)
+        gx = gw = gb = None
+        if self.training:
+            n = xv.size // xv.shape[1]
+            xc = xv - xv.mean(axis=axes, keepdims=True)
+            rstd = 1 / np.sqrt((xc * xc).mean(axis=axes, keepdims=True) + self.eps)
+            xhat = xc * rstd
+            gdot = (gv * xhat).sum(axis=axes)
+            if e[0] is not None:
+                k = rstd if w is None else w.reshape(ps) * rstd
+                gx = ((gv - (gsum / n).reshape(ps) - xhat * (gdot / n).reshape(ps)) * k).reshape(self.shape)
+            if len(e) > 1 and e[1] is not None:
+                gw = gdot
+        else:
+            _, rstd, _, mean, _ = self.saved  # the running statistics: constants
+            if e[0] is not None:
+                scale = rstd if w is None else w * rstd
+                gx = (gv * scale.reshape(ps)).reshape(self.shape)
+            if len(e) > 1 and e[1] is not None:
+                gw = (gv * (xv - mean.reshape(ps))).sum(axis=axes) * rstd
         if len(e) > 2 and e[2] is not None:
             gb = gsum
         return gx, gw, gb
@@ -290,11 +353,12 @@ class NativeGroupNormBackward0(Op):
     """Normalize each ``(n, group)`` block of an ``(N, C, *)`` input, then per-channel affine."""
 
     _saves = (0, 1)
+    _graph_recompute = True  # xhat and rstd are rebuilt from the boxed input under create_graph
 
     def forward(self, x, w, b, groups, eps):
         n, c = x.shape[0], x.shape[1]
         xhat, rstd = _row_normalize(x.reshape(n * groups, -1), eps)
-        self.shape, self.groups = x.shape, groups
+        self.shape, self.groups, self.eps = x.shape, groups, eps
         self.saved = (xhat, rstd, w)
         if w is None and b is None:
             return xhat.reshape(x.shape)
@@ -306,13 +370,18 @@ class NativeGroupNormBackward0(Op):
 
     def backward(self, g):
         xhat, rstd, w = self.saved
+        row_backward = _row_backward
+        if self._graph:
+            x, w = self._graph_args[0], self._graph_args[1]
+            xhat, rstd = _graph_row_normalize(x.reshape(xhat.shape), self.eps)
+            row_backward = _graph_row_backward
         n, c = self.shape[0], self.shape[1]
         g3 = g.reshape(n, c, -1)
         e = self._edges
         gx = gw = gb = None
         if e[0] is not None:
-            gxhat = g3 * w[:, None] if w is not None else g3
-            gx = _row_backward(gxhat.reshape(xhat.shape), xhat, rstd).reshape(self.shape)
+            gxhat = g3 * w.reshape(c, 1) if w is not None else g3
+            gx = row_backward(gxhat.reshape(xhat.shape), xhat, rstd).reshape(self.shape)
         if len(e) > 1 and e[1] is not None:
             gw = np.einsum("ncl,ncl->c", g3, xhat.reshape(n, c, -1))
         if len(e) > 2 and e[2] is not None:
@@ -413,8 +482,14 @@ class NormalizeBackward(Op):
         self.saved, self.n, self.d, self.p, self.dim, self.eps = xm, n, d, p, dim, eps
         return np.moveaxis(xm / d, -1, dim)
 
+    _graph_recompute = True  # the norm is rebuilt from the boxed input under create_graph
+
     def backward(self, g):
         xm, n, d = self.saved, self.n, self.d
+        if self._graph:
+            xm = np.moveaxis(self._graph_args[0], self.dim, -1)
+            n = _pnorm(xm, self.p, -1)
+            d = np.where(n >= self.eps, n, self.eps)  # clamp_min: the gradient passes where n >= eps
         gm = np.moveaxis(g, self.dim, -1)
         gx = gm / d
         dot = np.einsum("...i,...i->...", gm, xm)[..., None]

@@ -18,10 +18,12 @@ import numbers
 import numpy as np
 
 from .._dtype import from_np
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from . import pointwise as _P, unary as _U
-from ._window import _along, _check_tensor, _crop, _offset_slices, _pad_const, _windows
+from ._window import _along, _as_tensor, _check_tensor, _crop, _offset_slices, _pad_const, _windows
+from .conv import _graph_input_grad
+from .scatter import scatter_add
 
 __all__: list = []  # torch.max_pool3d etc. are not exposed at top level (nor are the 2-d ones)
 
@@ -57,6 +59,16 @@ def _scatter_planes(g, flat, plane_shape, unique):
         idx = (f2 + (np.arange(nc) * size)[:, None]).ravel()
         out = np.bincount(idx, weights=g2.ravel(), minlength=nc * size).astype(g.dtype, copy=False)
     return out.reshape(g.shape[:2] + tuple(plane_shape))
+
+
+def _graph_scatter_planes(g, flat, plane_shape):
+    """``_scatter_planes`` on Tensors (create_graph=True): a ``scatter_add`` into zero planes, differentiable in g."""
+    g = _as_tensor(g)
+    lead = tuple(g.shape[:2])
+    planes = math.prod(lead)
+    z = _make(np.zeros((planes, math.prod(plane_shape)), g._data.dtype))
+    idx = _make(np.ascontiguousarray(flat, np.int64).reshape(planes, -1))
+    return scatter_add(z, 1, idx, g.reshape(planes, -1)).reshape(lead + tuple(plane_shape))
 
 
 class _MaxPool(Op):
@@ -114,6 +126,10 @@ class _MaxPool(Op):
 
     def backward(self, g, *_):
         g = g[None] if self.unbatched else g
+        if self._graph:  # a scatter of the gradient through the argmax positions, on Tensors
+            gx = _graph_scatter_planes(g, self.saved if self.padded else self._flat(),
+                                       self.sp if self.padded else self.conf[0][2:])
+            return gx[0] if self.unbatched else gx
         if self.padded or np.isnan(g).any():  # scatter through the flat indices (NaN stays where it belongs)
             flat = self.saved if self.padded else self._flat()
             gx = _scatter_planes(g, flat, self.sp if self.padded else self.conf[0][2:], self.unique)
@@ -154,6 +170,8 @@ class MaxPool3DWithIndicesBackward0(_MaxPool):
 class _AvgPool(Op):
     """Average pooling: window sums by one strided add per kernel offset, divided per output position."""
 
+    _graph_constants = ("saved",)  # the divisors
+
     def forward(self, x, *, kernel_size, stride, padding, out_sp, ceil_mode, count_include_pad, divisor_override):
         nd = len(kernel_size)
         self.unbatched = x.ndim == nd + 1
@@ -185,6 +203,14 @@ class _AvgPool(Op):
         g = g[None] if self.unbatched else g
         shape, pads, ksize, stride, out_sp = self.conf
         gi = g / self.saved
+        if self._graph:  # a transposed convolution with a ones kernel, one plane at a time, on Tensors
+            gi = _as_tensor(gi)
+            n, c, nd = gi.shape[0], gi.shape[1], len(ksize)
+            xs = tuple(s - lo - hi for s, (lo, hi) in zip(shape[2:], pads))
+            ones = _make(np.ones((1, 1) + tuple(ksize), gi._data.dtype))
+            dx = _graph_input_grad(gi.reshape((n * c, 1) + tuple(out_sp)), ones, (n * c, 1) + xs, pads, stride,
+                                   (1,) * nd, 1).reshape((n, c) + xs)
+            return dx[0] if self.unbatched else dx
         dx = np.zeros(shape, g.dtype)
         for k in np.ndindex(*ksize):
             dx[_offset_slices(k, stride, (1,) * len(ksize), out_sp)] += gi
@@ -408,6 +434,8 @@ def _adaptive_matrix(s, o, dtype):
 
 
 class _AdaptiveAvg(Op):
+    _graph_constants = ("mats",)  # the pooling matrices
+
     def forward(self, x, *, out_sp):
         nd = len(out_sp)
         self.mats = [_adaptive_matrix(s, o, x.dtype) for s, o in zip(x.shape[-nd:], out_sp)]
@@ -474,6 +502,8 @@ class _AdaptiveMax(Op):
         nd = len(self.sp)
         g2 = g.reshape((1, math.prod(g.shape[:-nd])) + g.shape[-nd:])
         f2 = self.saved.reshape(g2.shape)
+        if self._graph:
+            return _graph_scatter_planes(g2, f2, self.sp).reshape(self.shape)
         return _scatter_planes(g2, f2, self.sp, self.unique).reshape(self.shape)
 
 

@@ -55,6 +55,8 @@ def _linear_plan(n_in, n_out, scale, align_corners, dt):
 class _Resample(Op):
     """Separable resampling: per spatial axis a gather (nearest) or two weighted gathers (linear)."""
 
+    _graph_constants = ("plans",)  # source indices and interpolation weights
+
     def forward(self, x, *, plans):
         nd = len(plans)
         self.plans, self.in_sp = plans, x.shape[-nd:]
@@ -269,6 +271,9 @@ class ChannelShuffleBackward0(Op):
 
     def backward(self, g):
         c = g.shape[1]
+        if self._graph and c:  # the same permutation, on the box (no write into a fresh array)
+            k = c // self.groups
+            return g.reshape(g.shape[0], k, c // k, *g.shape[2:]).swapaxes(1, 2).reshape(g.shape)
         return _channel_shuffle(g, c // self.groups) if c else g.copy()
 
 

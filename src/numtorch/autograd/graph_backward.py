@@ -31,6 +31,8 @@ from .._tensor import Tensor, _make
 from .._ops import pointwise as P, unary as U, reduction as R, shape as S, rearrange as RA
 from .._ops import indexing as I, linalg as L
 from .._ops import special as SP, cumulative as CU
+from .._ops import matmul as MM
+from .._ops import scatter as SC
 from . import engine
 from .function import Op, _FunctionNode
 
@@ -142,6 +144,14 @@ class GradArray:
             return _box(R.mean(self.t))
         return _box(R.mean(self.t, dim=_axis_to_dim(axis, self.ndim), keepdim=keepdims))
 
+    def max(self, axis=None, out=None, keepdims=False):
+        _no_out(out)
+        return _box(R.amax(self.t, dim=_axis_to_dim(axis, self.ndim), keepdim=keepdims))
+
+    def min(self, axis=None, out=None, keepdims=False):
+        _no_out(out)
+        return _box(R.amin(self.t, dim=_axis_to_dim(axis, self.ndim), keepdim=keepdims))
+
     def reshape(self, *shape, order="C"):
         if order != "C":
             raise NotImplementedError("GradArray.reshape: only order='C'")
@@ -155,6 +165,8 @@ class GradArray:
     flatten = ravel
 
     def transpose(self, *axes):
+        if len(axes) == 1 and isinstance(axes[0], np.ndarray):  # e.g. np.argsort(dims)
+            axes = (tuple(int(a) for a in axes[0]),)
         if not axes:
             axes = tuple(range(self.ndim - 1, -1, -1))
         elif len(axes) == 1 and isinstance(axes[0], (tuple, list, np.ndarray)):
@@ -278,6 +290,16 @@ def _zeta(x, q):
 
 
 _UFUNCS = _ufuncs()
+_UFUNCS.setdefault("erf", U.erf)  # scipy.special.erf is a ufunc
+
+
+def _logaddexp(a, b):
+    """``np.logaddexp``: ``max(a, b) + log1p(exp(-|a - b|))``, the max as ``(a + b + |a - b|) / 2``."""
+    ad = U.abs(P.sub(a, b) if isinstance(a, Tensor) else P.sub(b, a))
+    return P.add(P.mul(P.add(P.add(ad, a), b), 0.5), U.log1p(U.exp(U.neg(ad))))
+
+
+_UFUNCS.setdefault("logaddexp", _logaddexp)
 
 
 def _where(cond, x=None, y=None):
@@ -321,7 +343,7 @@ def _stack(arrays, axis=0, **kw):
 
 
 def _einsum(eq, *ops, **kw):
-    return _box(L.einsum(eq, *[_t(x) for x in ops]))
+    return _box(MM.einsum(eq, *[_t(x) for x in ops]))
 
 
 def _matmul(a, b, **kw):
@@ -333,7 +355,7 @@ def _clip(a, lo=None, hi=None, **kw):
 
 
 def _take_along_axis(a, idx, axis):
-    return _box(I.gather(_t(a), axis, _make(np.asarray(idx))))
+    return _box(SC.gather(_t(a), axis, _make(np.asarray(idx))))
 
 
 def _moveaxis(a, src, dst):
@@ -446,9 +468,39 @@ def _boxed_copy(node):
     return clone
 
 
+class NotImplementedBackward(Op):
+    """The gradient of an op PyTorch gives no double backward (class attribute ``_graph_error``: the
+    exception type and message, or a dict of them by input index): its value, linked to the incoming
+    gradients and saved inputs, and a backward that raises that error, as PyTorch's
+    ``torch::autograd::NotImplemented`` node."""
+
+    def forward(self, value, *linked, error):
+        self.error = error
+        return value
+
+    def backward(self, *grads):
+        raise self.error[0](self.error[1])
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
+
+
+def _run_not_implemented(node, grads, error):
+    """``error``: (type, message), or a dict of them by input index (key None: the other inputs)."""
+    out = node._run_backward([g._data for g in grads])
+    linked = [*grads, *(e[2] for e in node._versions if len(e) == 4)]
+    errs = error if isinstance(error, dict) else {None: error}
+    return tuple(None if g is None or e is None else
+                 NotImplementedBackward.apply(np.asarray(g), *linked, error=errs.get(i, errs[None]))
+                 for i, (g, e) in enumerate(zip(out, node._edges)))
+
+
 def _run_op(node, grads):
     if node._versions or node._freed:
         node._check_saved()
+    error = getattr(type(node), "_graph_error", None)
+    if error is not None:
+        return _run_not_implemented(node, grads, error)
     if node._n_out > 1:
         grads = [g if g is not None else _make(z) for g, z in zip(grads, node._materialize([None] * len(grads)))]
     clone = _boxed_copy(node)
