@@ -20,7 +20,7 @@ import collections
 import numpy as np
 
 from .._tensor import Tensor, _make
-from ..autograd.function import Op
+from ..autograd.function import Op, linear_backward
 from ._util import unbroadcast, wrap_dim
 from .matmul import _aname, _cname, matmul
 
@@ -183,6 +183,8 @@ class LinalgDetBackward0(Op):
 
     def backward(self, g):
         (a,) = self.saved
+        if self._graph:  # det(A) A^-T, differentiable (an invertible A)
+            return (g * np.linalg.det(a))[..., None, None] * _mT(np.linalg.inv(a))
         return np.asarray(g)[..., None, None] * _cofactor_t(a)
 
 
@@ -204,6 +206,8 @@ class LinalgSlogdetBackward0(Op):
 
     def backward(self, gsign, glog):
         (a,) = self.saved
+        if self._graph:  # A^-T, differentiable (an invertible A)
+            return glog[..., None, None] * _mT(np.linalg.inv(a))
         return np.asarray(glog)[..., None, None] * _mT(_inv_or_pinv(a))
 
 
@@ -280,6 +284,7 @@ class LinalgCholeskyExBackward0(Op):
     """``A = L L^T``; ``dA = sym(L^-T Phi(L^T G) L^-1)`` with Phi the lower triangle, diagonal halved."""
 
     _saves = ("out",)
+    _graph_recompute = True  # L is the output (its transpose when upper)
 
     def forward(self, a, upper):
         self.upper = upper
@@ -298,6 +303,14 @@ class LinalgCholeskyExBackward0(Op):
         (low,) = self.saved
         if self.upper:
             g = _mT(g)
+        if self._graph:
+            out = self._graph_out
+            low = _mT(out) if self.upper else out
+            n = low.shape[-1]
+            half = np.tril(np.ones((n, n), low.dtype)) - 0.5 * np.eye(n, dtype=low.dtype)
+            linv = np.linalg.inv(low)
+            ga = _mT(linv) @ ((_mT(low) @ g) * half) @ linv
+            return 0.5 * (ga + _mT(ga))
         phi = np.tril(_mT(low) @ g)
         d = np.einsum("...ii->...i", phi)
         d *= 0.5

@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, _make
-from ..autograd.function import Op
+from ..autograd.function import Op, linear_backward
 from . import linalg as _la
 from ._util import unbroadcast
 from .linalg import matrix_exp  # torch.matrix_exp is torch.linalg.matrix_exp
@@ -71,6 +71,8 @@ class LogdetBackward0(Op):
 
     def backward(self, g):
         (a,) = self.saved
+        if self._graph:  # A^-T, differentiable (an invertible A)
+            return g[..., None, None] * _mT(np.linalg.inv(a))
         return np.asarray(g)[..., None, None] * _mT(_la._inv_or_pinv(a))
 
 
@@ -361,6 +363,7 @@ class CholeskySolveBackward0(Op):
     ``C = dB X^T + X dB^T`` -- PyTorch's full-matrix formula."""
 
     _saves = (1, "out")
+    _graph_recompute = True  # the triangle of u, from the boxed input
 
     def forward(self, b, u, upper):
         self.upper, self.shapes = upper, (b.shape, u.shape)
@@ -371,7 +374,12 @@ class CholeskySolveBackward0(Op):
 
     def backward(self, g):
         low, u, x = self.saved
-        gb = _tri_solve(_mT(low), _tri_solve(low, g, False), True)
+        if self._graph:
+            u, x = self._graph_args[1], self._graph_out
+            low = _mT(np.triu(u)) if self.upper else np.tril(u)
+            gb = np.linalg.solve(_mT(low), np.linalg.solve(low, g))
+        else:
+            gb = _tri_solve(_mT(low), _tri_solve(low, g, False), True)
         c = gb @ _mT(x)
         c = c + _mT(c)
         gu = -(u @ c) if self.upper else -(c @ u)

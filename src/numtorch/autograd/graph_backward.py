@@ -28,7 +28,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from .._ops import pointwise as P, unary as U, reduction as R, shape as S, rearrange as RA
-from .._ops import indexing as I, linalg as L
+from .._ops import indexing as I, linalg as L, matmul as M
 from . import engine
 from .function import Op, _FunctionNode
 
@@ -155,8 +155,9 @@ class GradArray:
     def transpose(self, *axes):
         if not axes:
             axes = tuple(range(self.ndim - 1, -1, -1))
-        elif len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        elif len(axes) == 1 and isinstance(axes[0], (tuple, list, np.ndarray)):
             axes = tuple(axes[0])
+        axes = tuple(int(a) for a in axes)
         return _box(S.permute(self.t, axes))
 
     def swapaxes(self, a, b):
@@ -302,7 +303,7 @@ def _stack(arrays, axis=0, **kw):
 
 
 def _einsum(eq, *ops, **kw):
-    return _box(L.einsum(eq, *[_t(x) for x in ops]))
+    return _box(M.einsum(eq, *[_t(x) for x in ops]))
 
 
 def _matmul(a, b, **kw):
@@ -326,6 +327,10 @@ _FUNCTIONS = {
     "broadcast_to": _broadcast_to, "expand_dims": _expand_dims, "concatenate": _concatenate,
     "stack": _stack, "einsum": _einsum, "matmul": _matmul, "clip": _clip,
     "take_along_axis": _take_along_axis, "moveaxis": _moveaxis,
+    "cross": lambda a, b, axis=-1, **kw: _box(L.cross(_t(a), _t(b), dim=axis)),
+    "tril": lambda m, k=0: _box(RA.tril(_t(m), k)), "triu": lambda m, k=0: _box(RA.triu(_t(m), k)),
+    "inv": lambda a: _box(L.inv(_t(a))), "det": lambda a: _box(L.det(_t(a))),
+    "solve": lambda a, b: _box(L.solve(_t(a), _t(b))),  # b (..., n, k) as in the formulas (NumPy 2)
     "reshape": lambda a, shape, **kw: GradArray(_t(a)).reshape(shape),
     "transpose": lambda a, axes=None: GradArray(_t(a)).transpose(*(axes or ())),
     "swapaxes": lambda a, x, y: GradArray(_t(a)).swapaxes(x, y),
