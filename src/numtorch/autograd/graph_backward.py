@@ -398,7 +398,25 @@ def _boxed_copy(node):
     clone.__dict__.update({k: conv(k, v) for k, v in node.__dict__.items() if k not in ("_edges", "_versions")})
     clone._edges = node._edges
     clone._graph, clone._graph_args, clone._graph_out = True, tuple(args), out_box
+    clone._graph_outputs = _output_boxes(node)
     return clone
+
+
+def _output_boxes(node):
+    """``clone._graph_outputs(arr0, arr1, ...)``: boxes over a multi-output node's output arrays (in
+    output order; ``None`` skipped), Tensors whose ``grad_fn`` is the node. For ops whose backward
+    reads their outputs (eigh, svd, qr), which the node keeps as plain arrays."""
+    def make(*arrays):
+        res = []
+        for i, arr in enumerate(arrays):
+            if arr is None:
+                res.append(None)
+                continue
+            t = _make(arr, True)
+            t.grad_fn, t._output_nr = node, i
+            res.append(GradArray(t))
+        return res
+    return make
 
 
 def _run_op(node, grads):
