@@ -159,6 +159,8 @@ CASES = {
                                                              include_self=False), [r(3, 4), r(3, 2)]),
     "scatter_reduce_amax": (lambda T, x, y: T.scatter_reduce(x, 1, T.tensor([[0, 0], [2, 0], [3, 1]]), y, "amax"),
                             [r(3, 4), r(3, 2)]),
+    "scatter_reduce_amin": (lambda T, x, y: T.scatter_reduce(x, 1, T.tensor([[0, 0], [2, 0], [3, 1]]), y, "amin",
+                                                             include_self=False), [r(3, 4), r(3, 2)]),
     "scatter_reduce_prod": (lambda T, x, y: T.scatter_reduce(x, 1, T.tensor([[0, 0], [2, 0], [3, 1]]), y, "prod"),
                             [r(3, 4), r(3, 2)]),
     "take": (lambda T, x: T.take(x, T.tensor([[0, 5], [11, 5]])), [r(3, 4)]),
@@ -284,7 +286,6 @@ def _setitem_view(T, x, y):
 _MULTI = ("values-only decomposition: the node keeps the eigen/singular vectors as plain arrays that are not "
           "outputs, and saves no input to recompute them from, so its double backward raises NotImplementedError")
 XFAIL = {
-    "scatter_reduce_amax": "scatter_reduce amax/amin double backward not implemented (raises NotImplementedError)",
     "scatter_reduce_prod": "scatter_reduce prod double backward not implemented (raises NotImplementedError)",
     "eigvalsh": _MULTI, "svdvals": _MULTI,
     "matrix_norm_nuc": _MULTI + " (NuclearNormBackward0, reduction.py)", "matrix_norm_2": _MULTI + " (svdvals)",

@@ -208,9 +208,9 @@ class ScatterBackward0(Op):
 
     def backward(self, g):
         if self._graph:
-            if self.reduce in ("amax", "amin", "prod"):
-                raise NotImplementedError(f"numtorch: the double backward of scatter_reduce(reduce={self.reduce!r}) "
-                                          "is not implemented")
+            if self.reduce == "prod":
+                raise NotImplementedError("numtorch: the double backward of scatter_reduce(reduce='prod') is not "
+                                          "implemented")
             return linear_backward(self, (g,), self._adjoint)
         grid, reduce = self.grid, self.reduce
         g = g.reshape(g.shape or (1,))
@@ -241,7 +241,8 @@ class ScatterBackward0(Op):
         return ga.reshape(self.shape), gs
 
     def _adjoint(self, wa, ws):
-        """The forward on gradients, for the reductions linear in (input, src): none, sum, mean."""
+        """The adjoint of the backward (the forward on gradients for none/sum/mean), for every reduction
+        whose backward is linear in the gradient with constant weights (all but prod)."""
         dt = (wa if wa is not None else ws).dtype
         shape = self.shape or (1,)
         wa = np.zeros(shape, dt) if wa is None else wa.reshape(shape)
@@ -253,8 +254,14 @@ class ScatterBackward0(Op):
             out[self.grid] = s
         elif self.reduce == "sum":
             out = (wa if self.include_self else wa * self.self_w) + _scatter_sum(shape, self.grid, s)
-        else:  # mean
+        elif self.reduce == "mean":
             out = (wa * self.self_w + _scatter_sum(shape, self.grid, s)) / self.cnt
+        else:  # amax / amin: the gradient is shared by the (constant) winners, so it is linear too
+            self_hit = self.self_w * (self.a == self.out)
+            src_hit = (self.s == self.out[self.grid]).astype(dt)
+            out = (wa * self_hit + _scatter_sum(shape, self.grid, s * src_hit)) / (
+                self_hit + _scatter_sum(shape, self.grid, src_hit))
+            out = np.where(self_hit + _scatter_sum(shape, self.grid, src_hit) > 0, out, 0)
         return out.reshape(self.shape)
 
 
