@@ -164,12 +164,7 @@ class SelectBackward0(Op):
         self.idx = (index, Ellipsis) if dim == 0 else (slice(None),) * dim + (index, Ellipsis)
         return a[self.idx]
 
-    def backward(self, g):
-        if self._graph:
-            return linear_backward(self, (g,), lambda w: w[self.idx])
-        out = np.zeros(self.shape, g.dtype)
-        out[self.idx] = g
-        return out
+    backward = SliceBackward0.backward  # zeros with g at idx
 
 
 def select(input: Tensor, dim, index) -> Tensor:
