@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ._tensor import Tensor
 from ._ops.linalg import (LinAlgError, cholesky, cholesky_ex, cross, det, eigh, eigvalsh, inv, inv_ex, lstsq,
-                          matrix_power, matrix_rank, multi_dot, pinv, qr, slogdet, solve, svd, svdvals, vecdot)
+                          matrix_power, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals, vecdot)
+from ._ops.linalg_legacy import multi_dot
 from ._ops.linalg_norms import matrix_norm, norm, vector_norm
 from ._ops.matmul import matmul
 from ._ops.rearrange import diagonal as _diagonal

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
-from ..autograd.function import Op
+from ..autograd.function import Op, linear_backward
 from ..autograd.grad_mode import _State
 from ._cast import cast
 from ._inplace import inplace, inplace_fn
@@ -256,6 +256,8 @@ class _BasicIndex(Op):
         return a[key]
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w: w[self.key])
         gx = np.zeros(self.shape, g.dtype)
         gx[self.key] = g
         return gx
@@ -269,6 +271,8 @@ class IndexBackward0(Op):
         return key.get(a)
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), self.key.get)
         return self.key.accumulate(self.shape, g)
 
 
@@ -293,12 +297,14 @@ class IndexPutBackward0(Op):
 
     def forward(self, a, v, key, acc=False):
         self.key, self.vshape = key, np.shape(v)
-        self.acc = acc
+        self.acc, self.ashape = acc, a.shape
         out = a.copy()
         key.put(out, v, acc)
         return out
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), self._adjoint)
         ga = gv = None
         if self._edges[0] is not None:
             ga = g
@@ -311,6 +317,11 @@ class IndexPutBackward0(Op):
             stripped = vs[len(vs) - min(len(vs), gv.ndim):]
             gv = unbroadcast(gv, stripped).reshape(vs)
         return ga, gv
+
+    def _adjoint(self, wa, wv):
+        out = np.zeros(self.ashape, (wa if wa is not None else wv).dtype) if wa is None else wa.copy()
+        self.key.put(out, 0 if wv is None else wv, self.acc)
+        return out
 
 
 _SCALARS = (int, float, bool, complex, np.number, np.bool_)
@@ -407,6 +418,8 @@ class IndexSelectBackward0(Op):
         return np.take(a, idx, axis=dim)
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w: w.copy() if not self.shape else np.take(w, self.idx, axis=self.dim))
         if not self.shape:
             return g.copy()
         return _add_rows_along(self.shape, self.dim, self.idx, g)
@@ -434,18 +447,25 @@ def _check_source(input, dim, idx, source, what):
 
 class IndexAddBackward0(Op):
     def forward(self, a, src, dim, idx, alpha):
-        self.dim, self.idx, self.alpha, self.sshape = dim, idx, alpha, src.shape
+        self.dim, self.idx, self.alpha, self.sshape, self.ashape = dim, idx, alpha, src.shape, a.shape
         shape = a.shape or (1,)
         rows = _add_rows_along(shape, dim, idx, src.reshape(src.shape or (1,)))
         return (a + (rows if alpha == 1 else rows * alpha).reshape(a.shape)).astype(a.dtype, copy=False)
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), self._adjoint)
         gs = None
         if self._edges[1] is not None:
             gs = np.take(g.reshape(g.shape or (1,)), self.idx, axis=self.dim).reshape(self.sshape)
             if self.alpha != 1:
                 gs = gs * self.alpha
         return g, gs
+
+    def _adjoint(self, wa, ws):
+        dt = (wa if wa is not None else ws).dtype
+        wa = np.zeros(self.ashape, dt) if wa is None else wa
+        return self.forward(wa, np.zeros(self.sshape, dt) if ws is None else ws, self.dim, self.idx, self.alpha)
 
 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
@@ -463,13 +483,15 @@ class IndexCopyBackward0(Op):
     """index_copy (``src`` an array) and index_fill (``src`` a scalar or 0-d array)."""
 
     def forward(self, a, src, dim, idx, fill=False):
-        self.dim, self.idx, self.fill, self.sshape = dim, idx, fill, np.shape(src)
+        self.dim, self.idx, self.fill, self.sshape, self.ashape = dim, idx, fill, np.shape(src), a.shape
         out = a.copy()
         sel = (slice(None),) * dim + (idx,)
         out.reshape(out.shape or (1,))[sel] = src if fill else src.reshape(src.shape or (1,))
         return out
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), self._adjoint)
         sel = (slice(None),) * self.dim + (self.idx,)
         g1 = g.reshape(g.shape or (1,))
         gs = None
@@ -481,6 +503,11 @@ class IndexCopyBackward0(Op):
         ga = g.copy()
         ga.reshape(ga.shape or (1,))[sel] = 0
         return ga, gs
+
+    def _adjoint(self, wa, ws):
+        dt = (wa if wa is not None else ws).dtype
+        wa = np.zeros(self.ashape, dt) if wa is None else wa
+        return self.forward(wa, np.zeros(self.sshape, dt) if ws is None else ws, self.dim, self.idx, self.fill)
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
@@ -527,16 +554,23 @@ def _mask_arr(mask, what):
 
 class MaskedFillBackward0(Op):
     def forward(self, a, v, mask):
-        self.mask, self.shape = mask, a.shape
+        self.mask, self.shape, self.vshape = mask, a.shape, np.shape(v)
         _bcast(a.shape, mask.shape)
         return np.where(mask, np.asarray(v, a.dtype), a)
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), self._adjoint)
         ga = unbroadcast(np.where(self.mask, 0, g), self.shape) if self._edges[0] is not None else None
         gv = None
         if len(self._edges) > 1 and self._edges[1] is not None:
             gv = np.asarray(np.where(self.mask, g, 0).sum(), g.dtype)
         return ga, gv
+
+    def _adjoint(self, wa, wv):
+        dt = (wa if wa is not None else wv).dtype
+        wa = np.zeros(self.shape, dt) if wa is None else wa
+        return np.where(self.mask, np.zeros((), dt) if wv is None else wv, wa)
 
 
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
@@ -558,6 +592,8 @@ class MaskedSelectBackward0(Op):
         return np.broadcast_to(a, self.bshape)[self.mask]
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w: np.broadcast_to(w, self.bshape)[self.mask])
         gx = np.zeros(self.bshape, g.dtype)
         gx[self.mask] = g
         return unbroadcast(gx, self.shape)
@@ -581,9 +617,16 @@ class MaskedScatterBackward0(Op):
         return out
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), self._adjoint)
         gs = np.zeros(int(np.prod(self.sshape)), g.dtype)
         gs[:self.count] = g[self.mask]
         return unbroadcast(np.where(self.mask, 0, g), self.shape), gs.reshape(self.sshape)
+
+    def _adjoint(self, wa, ws):
+        dt = (wa if wa is not None else ws).dtype
+        wa = np.zeros(self.shape, dt) if wa is None else wa
+        return self.forward(wa, np.zeros(self.sshape, dt) if ws is None else ws, self.mask)
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:

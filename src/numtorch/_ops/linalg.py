@@ -1,11 +1,12 @@
 """The decompositions and solvers behind ``torch.linalg``: inverses and solves, determinants,
 factorizations (Cholesky, QR, eigh, SVD), pseudo-inverse, rank and least squares, norms, the matrix
-exponential, and products built on matmul (``multi_dot``, ``matrix_power``, ``vecdot``, ``cross``).
+exponential, and products built on matmul (``matrix_power``, ``vecdot``, ``cross``; ``multi_dot`` is in
+``linalg_legacy.py`` next to ``chain_matmul``).
 
 Every function takes batches ``(*, m, n)`` and hands them to NumPy's batched LAPACK wrappers in one
 call (float32 stays float32). The differentiable ones are ``Op`` subclasses with the textbook
 reverse-mode formulas (for real inputs), named after PyTorch's backward nodes; a few (``matrix_norm``
-for orders other than 'fro'/'nuc', ``matrix_power``, ``vecdot``, ``multi_dot``, ``lstsq``) are
+for orders other than 'fro'/'nuc', ``matrix_power``, ``vecdot``, ``lstsq``) are
 compositions of differentiable ops. ``matrix_rank`` returns integers and has no gradient.
 
 Errors follow PyTorch: RuntimeError for non-float input, fewer than 2 dims or non-square matrices,
@@ -20,13 +21,13 @@ import collections
 import numpy as np
 
 from .._tensor import Tensor, _make
-from ..autograd.function import Op
+from ..autograd.function import Op, linear_backward
 from ._util import unbroadcast, wrap_dim
 from .matmul import _aname, _cname, matmul
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve",
            "cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank",
-           "matrix_power", "cross", "vecdot", "multi_dot", "lstsq", "matrix_exp"]
+           "matrix_power", "cross", "vecdot", "lstsq", "matrix_exp"]
 
 
 class LinAlgError(RuntimeError):
@@ -183,6 +184,8 @@ class LinalgDetBackward0(Op):
 
     def backward(self, g):
         (a,) = self.saved
+        if self._graph:  # det(A) A^-T, differentiable (an invertible A)
+            return (g * np.linalg.det(a))[..., None, None] * _mT(np.linalg.inv(a))
         return np.asarray(g)[..., None, None] * _cofactor_t(a)
 
 
@@ -204,6 +207,8 @@ class LinalgSlogdetBackward0(Op):
 
     def backward(self, gsign, glog):
         (a,) = self.saved
+        if self._graph:  # A^-T, differentiable (an invertible A)
+            return glog[..., None, None] * _mT(np.linalg.inv(a))
         return np.asarray(glog)[..., None, None] * _mT(_inv_or_pinv(a))
 
 
@@ -280,6 +285,7 @@ class LinalgCholeskyExBackward0(Op):
     """``A = L L^T``; ``dA = sym(L^-T Phi(L^T G) L^-1)`` with Phi the lower triangle, diagonal halved."""
 
     _saves = ("out",)
+    _graph_recompute = True  # L is the output (its transpose when upper)
 
     def forward(self, a, upper):
         self.upper = upper
@@ -298,6 +304,14 @@ class LinalgCholeskyExBackward0(Op):
         (low,) = self.saved
         if self.upper:
             g = _mT(g)
+        if self._graph:
+            out = self._graph_out
+            low = _mT(out) if self.upper else out
+            n = low.shape[-1]
+            half = np.tril(np.ones((n, n), low.dtype)) - 0.5 * np.eye(n, dtype=low.dtype)
+            linv = np.linalg.inv(low)
+            ga = _mT(linv) @ ((_mT(low) @ g) * half) @ linv
+            return 0.5 * (ga + _mT(ga))
         phi = np.tril(_mT(low) @ g)
         d = np.einsum("...ii->...i", phi)
         d *= 0.5
@@ -342,6 +356,7 @@ def _qr_grad_tall(gq, gr, q, r):
 
 class LinalgQrBackward0(Op):
     _saves = ("out",)
+    _graph_recompute = True  # Q and R come from _graph_outputs
 
     def forward(self, a, mode):
         self.mode = mode
@@ -360,6 +375,11 @@ class LinalgQrBackward0(Op):
         m, n = a.shape[-2:]
         if self.mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        if self._graph:
+            if m < n:
+                raise NotImplementedError("numtorch: the double backward of linalg.qr of a wide matrix is not "
+                                          "implemented")
+            q, r = self._graph_outputs(q, r)
         if m >= n:
             return _qr_grad_tall(gq, gr, q, r)
         # wide: A = [X | Y] with X = Q R_X, R = [R_X | Q^T Y]
@@ -391,6 +411,7 @@ class LinalgEighBackward0(Op):
     """``A = V diag(w) V^T``; ``dA = V (diag(gw) + (V^T gV) / E) V^T`` with ``E_ij = w_j - w_i``."""
 
     _saves = ("out",)
+    _graph_recompute = True  # w and V come from _graph_outputs
 
     def forward(self, a, uplo, vectors):
         if not vectors:
@@ -404,6 +425,15 @@ class LinalgEighBackward0(Op):
     def backward(self, gw, gv=None):
         w, v = self.saved
         n = w.shape[-1]
+        if self._graph:
+            if gv is None:
+                raise NotImplementedError("numtorch: the double backward of linalg.eigvalsh is not implemented "
+                                          "(its eigenvectors are not outputs); use linalg.eigh")
+            w, v = self._graph_outputs(w, v)
+            eye = np.eye(n, dtype=v.dtype)
+            e = w[..., None, :] - w[..., :, None] + eye  # the diagonal of V^T gV does not enter
+            inner = (_mT(v) @ gv) * (1 - eye) / e + gw[..., None, :] * eye
+            return v @ inner @ _mT(v)
         if gv is None or not gv.any():  # eigenvalues only: no division by eigenvalue gaps
             inner = np.zeros(v.shape, v.dtype)
         else:
@@ -434,6 +464,7 @@ class LinalgSvdBackward0(Op):
     gradient, as in PyTorch)."""
 
     _saves = ("out",)
+    _graph_recompute = True  # U, S, Vh come from _graph_outputs
 
     def forward(self, a, full, vectors):
         if not vectors:
@@ -443,6 +474,7 @@ class LinalgSvdBackward0(Op):
         u, s, vh = np.linalg.svd(a, full_matrices=full)
         k = s.shape[-1]
         self.saved = (u[..., :k], s, vh[..., :k, :])
+        self.outs = (u, s, vh)  # the full factors, for the graph backward's boxes
         return u, s, vh
 
     def backward(self, gu, gs=None, gvh=None):
@@ -452,7 +484,13 @@ class LinalgSvdBackward0(Op):
         k = s.shape[-1]
         eye = np.eye(k, dtype=s.dtype)
         core = gs[..., None, :] * eye
-        if gu is None or (not gu.any() and not gvh.any()):  # singular values only: no gap division
+        if self._graph:
+            if gu is None:
+                raise NotImplementedError("numtorch: the double backward of linalg.svdvals is not implemented "
+                                          "(its singular vectors are not outputs); use linalg.svd")
+            u, s, vh = self._graph_outputs(*self.outs)
+            u, vh = u[..., :k], vh[..., :k, :]
+        elif gu is None or (not gu.any() and not gvh.any()):  # singular values only: no gap division
             return (u * gs[..., None, :]) @ vh
         gu, gvh = gu[..., :k], gvh[..., :k, :]
         v, gv = _mT(vh), _mT(gvh)
@@ -616,6 +654,14 @@ class LinalgMatrixExpBackward0(Op):
         (a,) = self.saved
         n = a.shape[-1]
         at = _mT(a)
+        if self._graph:  # the same block matrix from box-aware pieces, exponentiated by this op itself
+            shape = np.broadcast_shapes(a.shape, g.shape)
+            at, gb = np.broadcast_to(at, shape), np.broadcast_to(g, shape)
+            z = np.zeros(shape, a.dtype)
+            big = np.concatenate([np.concatenate([at, gb], -1), np.concatenate([z, at], -1)], -2)
+            if type(big) is np.ndarray:
+                return _expm(big)[..., :n, n:]
+            return matrix_exp(big.t)[..., :n, n:]
         big = np.zeros(np.broadcast_shapes(a.shape, g.shape)[:-2] + (2 * n, 2 * n), a.dtype)
         big[..., :n, :n] = at
         big[..., n:, n:] = at
@@ -713,59 +759,3 @@ class MatrixPowerZero(Op):
 
     def backward(self, g):
         return np.zeros_like(g)
-
-
-
-def multi_dot(tensors, *, out=None) -> Tensor:
-    """The product of a chain of matrices in the cheapest order (``torch.linalg.multi_dot``); the
-    first may be 1-D (a row) and the last 1-D (a column). RuntimeError for fewer than 2 tensors,
-    other dims, mixed dtypes or mismatched shapes."""
-    ts = list(tensors)
-    if len(ts) < 2:
-        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
-    for i, t in enumerate(ts):
-        nd = t._data.ndim
-        if (i in (0, len(ts) - 1) and nd not in (1, 2)):
-            which = "first" if i == 0 else "last"
-            raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got {nd}D")
-        if 0 < i < len(ts) - 1 and nd != 2:
-            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {nd}D")
-        if t._data.dtype != ts[0]._data.dtype:
-            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
-                               f"{_cname(ts[0]._data)} and tensor {i} {_cname(t._data)}")
-    first_vec, last_vec = ts[0]._data.ndim == 1, ts[-1]._data.ndim == 1
-    mats = [ts[0].unsqueeze(0) if first_vec else ts[0]] + ts[1:-1] + [ts[-1].unsqueeze(-1) if last_vec else ts[-1]]
-    for i in range(len(mats) - 1):
-        if mats[i]._data.shape[1] != mats[i + 1]._data.shape[0]:
-            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {list(ts[i]._data.shape)} and "
-                               f"{list(ts[i + 1]._data.shape)} cannot be multiplied")
-    dims = [m._data.shape[0] for m in mats] + [mats[-1]._data.shape[1]]
-    result = _chain(mats, _chain_order(dims), 0, len(mats) - 1)
-    if first_vec:
-        result = result.squeeze(0)
-    if last_vec:
-        result = result.squeeze(-1)
-    return result
-
-
-def _chain_order(dims):
-    """The classic matrix-chain dynamic program: split[i][j] is where to cut the product i..j."""
-    n = len(dims) - 1
-    cost = [[0] * n for _ in range(n)]
-    split = [[0] * n for _ in range(n)]
-    for length in range(1, n):
-        for i in range(n - length):
-            j = i + length
-            cost[i][j] = float("inf")
-            for k in range(i, j):
-                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
-                if c < cost[i][j]:
-                    cost[i][j], split[i][j] = c, k
-    return split
-
-
-def _chain(mats, split, i, j):
-    if i == j:
-        return mats[i]
-    k = split[i][j]
-    return matmul(_chain(mats, split, i, k), _chain(mats, split, k + 1, j))

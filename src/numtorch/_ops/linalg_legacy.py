@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, _make
-from ..autograd.function import Op
+from ..autograd.function import Op, linear_backward
 from . import linalg as _la
 from ._util import unbroadcast
 from .linalg import matrix_exp  # torch.matrix_exp is torch.linalg.matrix_exp
@@ -71,6 +71,8 @@ class LogdetBackward0(Op):
 
     def backward(self, g):
         (a,) = self.saved
+        if self._graph:  # A^-T, differentiable (an invertible A)
+            return g[..., None, None] * _mT(np.linalg.inv(a))
         return np.asarray(g)[..., None, None] * _mT(_la._inv_or_pinv(a))
 
 
@@ -187,6 +189,7 @@ class LinalgLuFactorExBackward0(Op):
 
     _saves = ("out",)
     _nondiff_outputs = (1, 2)
+    _graph_recompute = True  # the packed factors come from _graph_outputs
 
     def forward(self, a):
         lu, piv, info = _lu_np(a)
@@ -199,6 +202,8 @@ class LinalgLuFactorExBackward0(Op):
         if m != n:
             raise RuntimeError("lu: the backward of the LU factorization of a non-square matrix is not "
                                "implemented in numtorch")
+        if self._graph:
+            lu = self._graph_outputs(lu)[0]
         low = np.tril(lu, -1) + np.eye(n, dtype=lu.dtype)
         up = np.triu(lu)
         phi = np.tril(_mT(low) @ np.tril(g, -1), -1) + np.triu(np.triu(g) @ _mT(up))
@@ -298,6 +303,7 @@ class TriangularSolveBackward0(Op):
     ``-dB X^T`` (transposed when ``transpose``), plus the gradient of the cloned coefficient."""
 
     _saves = ("out",)
+    _graph_recompute = True
 
     def forward(self, b, a, upper, transpose, unitri):
         self.shapes = (b.shape, a.shape)
@@ -310,12 +316,24 @@ class TriangularSolveBackward0(Op):
             t = _mT(t)
         x = _tri_solve(t, b, upper != transpose)
         self.saved = (t, x)
-        return x, a.copy()
+        self.outs = (x, a.copy())  # the graph backward rebuilds t from the clone of A (output 1)
+        return self.outs
 
     def backward(self, gx, gm):
         t, x = self.saved
         upper, transpose, unitri = self.opts
-        gb = _tri_solve(_mT(t), gx, upper == transpose)
+        if self._graph:
+            x, m = self._graph_outputs(*self.outs)
+            n = t.shape[-1]
+            t = np.triu(m, int(unitri)) if upper else np.tril(m, -int(unitri))
+            if unitri:
+                t = t + np.eye(n, dtype=t.dtype)
+            if transpose:
+                t = _mT(t)
+            gb = np.linalg.solve(_mT(t), np.broadcast_to(gx, np.broadcast_shapes(t.shape[:-2], gx.shape[:-2])
+                                                          + gx.shape[-2:]))
+        else:
+            gb = _tri_solve(_mT(t), gx, upper == transpose)
         ga = -(gb @ _mT(x))
         if transpose:
             ga = _mT(ga)
@@ -361,6 +379,7 @@ class CholeskySolveBackward0(Op):
     ``C = dB X^T + X dB^T`` -- PyTorch's full-matrix formula."""
 
     _saves = (1, "out")
+    _graph_recompute = True  # the triangle of u, from the boxed input
 
     def forward(self, b, u, upper):
         self.upper, self.shapes = upper, (b.shape, u.shape)
@@ -371,7 +390,12 @@ class CholeskySolveBackward0(Op):
 
     def backward(self, g):
         low, u, x = self.saved
-        gb = _tri_solve(_mT(low), _tri_solve(low, g, False), True)
+        if self._graph:
+            u, x = self._graph_args[1], self._graph_out
+            low = _mT(np.triu(u)) if self.upper else np.tril(u)
+            gb = np.linalg.solve(_mT(low), np.linalg.solve(low, g))
+        else:
+            gb = _tri_solve(_mT(low), _tri_solve(low, g, False), True)
         c = gb @ _mT(x)
         c = c + _mT(c)
         gu = -(u @ c) if self.upper else -(c @ u)
@@ -412,7 +436,7 @@ def cholesky_inverse(L: Tensor, upper=False, *, out=None) -> Tensor:
 
 
 # ------------------------------------------------------------------------------------------------
-# chain_matmul: the old spelling of linalg.multi_dot
+# multi_dot and chain_matmul, its old spelling
 # ------------------------------------------------------------------------------------------------
 def chain_matmul(*matrices, out=None) -> Tensor:
     """``torch.chain_matmul`` (deprecated, warns once): the product of 2-D matrices in the cheapest
@@ -427,4 +451,59 @@ def chain_matmul(*matrices, out=None) -> Tensor:
             raise RuntimeError(f"Tensor dimension is {t._data.ndim}, expected 2 instead.")
     if len(matrices) == 1:
         return matrices[0].clone()
-    return _la.multi_dot(matrices)
+    return multi_dot(matrices)
+
+
+def multi_dot(tensors, *, out=None) -> Tensor:
+    """The product of a chain of matrices in the cheapest order (``torch.linalg.multi_dot``); the
+    first may be 1-D (a row) and the last 1-D (a column). RuntimeError for fewer than 2 tensors,
+    other dims, mixed dtypes or mismatched shapes."""
+    ts = list(tensors)
+    if len(ts) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
+    for i, t in enumerate(ts):
+        nd = t._data.ndim
+        if (i in (0, len(ts) - 1) and nd not in (1, 2)):
+            which = "first" if i == 0 else "last"
+            raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got {nd}D")
+        if 0 < i < len(ts) - 1 and nd != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {nd}D")
+        if t._data.dtype != ts[0]._data.dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{_la._cname(ts[0]._data)} and tensor {i} {_la._cname(t._data)}")
+    first_vec, last_vec = ts[0]._data.ndim == 1, ts[-1]._data.ndim == 1
+    mats = [ts[0].unsqueeze(0) if first_vec else ts[0]] + ts[1:-1] + [ts[-1].unsqueeze(-1) if last_vec else ts[-1]]
+    for i in range(len(mats) - 1):
+        if mats[i]._data.shape[1] != mats[i + 1]._data.shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {list(ts[i]._data.shape)} and "
+                               f"{list(ts[i + 1]._data.shape)} cannot be multiplied")
+    dims = [m._data.shape[0] for m in mats] + [mats[-1]._data.shape[1]]
+    result = _chain(mats, _chain_order(dims), 0, len(mats) - 1)
+    if first_vec:
+        result = result.squeeze(0)
+    if last_vec:
+        result = result.squeeze(-1)
+    return result
+
+
+def _chain_order(dims):
+    """The classic matrix-chain dynamic program: split[i][j] is where to cut the product i..j."""
+    n = len(dims) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = float("inf")
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def _chain(mats, split, i, j):
+    if i == j:
+        return mats[i]
+    k = split[i][j]
+    return matmul(_chain(mats, split, i, k), _chain(mats, split, k + 1, j))

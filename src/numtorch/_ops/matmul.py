@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from ..autograd.function import Op
+from ..autograd.function import Op, linear_backward
 from ._util import unbroadcast
 from .pointwise import _out, cast, mul
 from ._inplace import inplace
@@ -81,7 +81,7 @@ def _check_expand(shape, target):
 # ------------------------------------------------------------------------------------------------
 def _fold(x, w):
     """``x @ w`` for a matrix ``w``: a stack ``x`` is folded into the rows of one GEMM (a view when contiguous)."""
-    if x.ndim > 2 and x.flags.c_contiguous:
+    if x.ndim > 2 and isinstance(x, np.ndarray) and x.flags.c_contiguous:
         return (x.reshape(-1, x.shape[-1]) @ w).reshape(x.shape[:-1] + w.shape[1:])
     return np.matmul(x, w)
 
@@ -609,7 +609,12 @@ class _Einsum(Op):
             axes = tuple(k for k, s in enumerate(own) if s == 1 and r.shape[k] != 1)
             if axes:
                 r = r.sum(axis=axes, keepdims=True)
-            if len(uniq) < len(term):
+            if len(uniq) < len(term) and self._graph:  # the diagonal written through a 0/1 mask
+                mask = np.zeros(arr.shape, arr.dtype)
+                np.einsum(term + "->" + uniq, mask)[...] = 1
+                shape = [r.shape[uniq.index(c)] if term.index(c) == k else 1 for k, c in enumerate(term)]
+                r = r.reshape(shape) * mask
+            elif len(uniq) < len(term):
                 full = np.zeros(arr.shape, arr.dtype)
                 np.einsum(term + "->" + uniq, full)[...] = r
                 r = full
@@ -705,6 +710,7 @@ class KronBackward0(Op):
     """``kron(a, b)``: ``a`` and ``b`` padded to one rank, interleaved as ``(a0, b0, a1, b1, ...)``."""
 
     _saves = (0, 1)
+    _graph_recompute = True
 
     def forward(self, a, b):
         n = max(a.ndim, b.ndim)
@@ -718,6 +724,9 @@ class KronBackward0(Op):
 
     def backward(self, g):
         A, B = self.saved
+        if self._graph:  # the padded operands again, from the boxed inputs
+            a, b = self._graph_args
+            A, B = a.reshape(A.shape), b.reshape(B.shape)
         n = A.ndim
         G = g.reshape([s for pair in zip(A.shape, B.shape) for s in pair])
         ga = gb = None
@@ -743,6 +752,8 @@ class TraceBackward0(Op):
         return np.asarray(np.trace(a), dtype=a.dtype if a.dtype.kind in "fcV" else np.int64)
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w: np.asarray(np.trace(w)))
         gi = np.zeros(self.shape, g.dtype)
         np.fill_diagonal(gi, g)
         return gi

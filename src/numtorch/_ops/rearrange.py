@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
-from ..autograd.function import Op
+from ..autograd.function import Op, linear_backward
 from ._cast import cast
 from ._out import _out
 from ._util import dims_arg, wrap_dim
@@ -71,12 +71,18 @@ class CatBackward0(Op):
         return np.concatenate([a for _, a in parts], axis=dim)
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), self._adjoint)
         grads = [np.zeros(s, d) for s, d in self.meta]
         if self.parts:
             bounds = np.cumsum([self.meta[i][0][self.dim] for i in self.parts])[:-1]
             for i, piece in zip(self.parts, np.split(g, bounds, axis=self.dim)):
                 grads[i] = piece
         return tuple(grads)
+
+    def _adjoint(self, *ws):
+        parts = [w if w is not None else np.zeros(*self.meta[i]) for i, w in enumerate(ws) if i in self.parts]
+        return np.concatenate(parts, axis=self.dim) if parts else np.empty((0,), self.meta[0][1])
 
 
 def cat(tensors, dim=0, *, out=None) -> Tensor:
@@ -110,6 +116,8 @@ class StackBackward0(Op):
         return np.stack(arrays, axis=dim)
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda *ws: np.stack(ws, axis=self.dim))
         gm = np.moveaxis(g, self.dim, 0)
         return tuple(gm[i, ...] for i in range(gm.shape[0]))
 
@@ -240,6 +248,8 @@ class FlipBackward0(Op):
         return np.flip(a, dims).copy()
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w: np.flip(w, self.dims))
         return np.flip(g, self.dims)
 
 
@@ -269,6 +279,8 @@ class RollBackward0(Op):
         return np.roll(a, shifts, dims)
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w: np.roll(w, self.shifts, self.dims))
         return np.roll(g, tuple(-s for s in self.shifts) if self.dims is not None else -self.shifts, self.dims)
 
 
@@ -295,6 +307,8 @@ class Rot90Backward0(Op):
         return np.rot90(a, k, dims).copy()
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w: np.rot90(w, self.k, self.dims))
         return np.rot90(g, -self.k, self.dims)
 
 
@@ -324,6 +338,8 @@ class _Triangle(Op):
         return self._tri(a, k)
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w: self._tri(w, self.k))
         return self._tri(g, self.k)
 
 
@@ -365,6 +381,8 @@ class DiagonalBackward0(Op):
         return _diag_view(a, offset, d1, d2)
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w: np.diagonal(w, *self.args).copy())
         out = np.zeros(self.shape, g.dtype)
         _diag_view(out, *self.args)[...] = g
         return out
@@ -389,6 +407,8 @@ class DiagEmbedBackward0(Op):
         return out
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w: self.forward(w, *self.args))
         return _diag_view(g, *self.args)
 
 

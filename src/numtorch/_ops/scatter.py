@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
-from ..autograd.function import Op
+from ..autograd.function import Op, linear_backward
 from ._cast import cast
 from ._inplace import inplace_fn
 from ._out import _out
@@ -137,10 +137,12 @@ def _gather_args(input, dim, index, what, src=None):
 
 class GatherBackward0(Op):
     def forward(self, a, dim, idx):
-        self.shape, self.grid = a.shape, _grid(idx.reshape(idx.shape or (1,)), dim)
+        self.shape, self.grid, self.oshape = a.shape, _grid(idx.reshape(idx.shape or (1,)), dim), idx.shape
         return a.reshape(a.shape or (1,))[self.grid].reshape(idx.shape)
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w: w.reshape(self.shape or (1,))[self.grid].reshape(self.oshape))
         shape = self.shape or (1,)
         return _scatter_sum(shape, self.grid, g.reshape(g.shape or (1,))).reshape(self.shape)
 
@@ -157,6 +159,10 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad=False, out=Non
 
 class ScatterBackward0(Op):
     """scatter / scatter_add / scatter_reduce with ``src`` (array or scalar)."""
+
+    # the src actually scattered (s), weights and counts: unused by the graph backward of the linear
+    # reductions, which are the only ones it runs (amax/amin/prod raise)
+    _graph_constants = ("s", "self_w", "cnt", "a", "out")
 
     def forward(self, a, src, dim, idx, reduce=None, include_self=True):
         shape = a.shape or (1,)
@@ -201,6 +207,11 @@ class ScatterBackward0(Op):
         ufunc.at(out, grid, s)
 
     def backward(self, g):
+        if self._graph:
+            if self.reduce == "prod":
+                raise NotImplementedError("numtorch: the double backward of scatter_reduce(reduce='prod') is not "
+                                          "implemented")
+            return linear_backward(self, (g,), self._adjoint)
         grid, reduce = self.grid, self.reduce
         g = g.reshape(g.shape or (1,))
         ga = gs = None
@@ -228,6 +239,30 @@ class ScatterBackward0(Op):
             gs = np.zeros(self.sshape, g.dtype)
             gs[tuple(slice(0, n) for n in gsv.shape)] = gsv
         return ga.reshape(self.shape), gs
+
+    def _adjoint(self, wa, ws):
+        """The adjoint of the backward (the forward on gradients for none/sum/mean), for every reduction
+        whose backward is linear in the gradient with constant weights (all but prod)."""
+        dt = (wa if wa is not None else ws).dtype
+        shape = self.shape or (1,)
+        wa = np.zeros(shape, dt) if wa is None else wa.reshape(shape)
+        idx_shape = np.broadcast_shapes(*(x.shape for x in self.grid))
+        s = np.zeros(idx_shape, dt) if ws is None else ws.reshape(ws.shape or (1,))[
+            tuple(slice(0, n) for n in idx_shape)]
+        if self.reduce is None:
+            out = wa.copy()
+            out[self.grid] = s
+        elif self.reduce == "sum":
+            out = (wa if self.include_self else wa * self.self_w) + _scatter_sum(shape, self.grid, s)
+        elif self.reduce == "mean":
+            out = (wa * self.self_w + _scatter_sum(shape, self.grid, s)) / self.cnt
+        else:  # amax / amin: the gradient is shared by the (constant) winners, so it is linear too
+            self_hit = self.self_w * (self.a == self.out)
+            src_hit = (self.s == self.out[self.grid]).astype(dt)
+            out = (wa * self_hit + _scatter_sum(shape, self.grid, s * src_hit)) / (
+                self_hit + _scatter_sum(shape, self.grid, src_hit))
+            out = np.where(self_hit + _scatter_sum(shape, self.grid, src_hit) > 0, out, 0)
+        return out.reshape(self.shape)
 
 
 class ScatterBackward1(ScatterBackward0):
@@ -305,6 +340,8 @@ class TakeBackward0(Op):
         return a.reshape(-1)[self.idx]
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w: w.reshape(-1)[self.idx])
         n = int(np.prod(self.shape))
         return _index_add_rows(n, self.idx.reshape(-1), g.reshape(-1, 1)).reshape(self.shape)
 
@@ -329,6 +366,8 @@ class TakeAlongDimBackward0(Op):
         return np.broadcast_to(a, ba)[self.grid]
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w: np.broadcast_to(w, self.bshape)[self.grid])
         return unbroadcast(_scatter_sum(self.bshape, self.grid, g), self.shape)
 
 

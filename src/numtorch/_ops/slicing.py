@@ -9,7 +9,7 @@ import operator
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.function import Op
+from ..autograd.function import Op, linear_backward
 from ._util import wrap_dim
 from .shape import _ints
 
@@ -23,12 +23,14 @@ class SplitBackward0(Op):
     _view = True
 
     def forward(self, a, bounds, dim):
-        self.dim = dim
+        self.dim, self._bounds = dim, bounds
         edges = [0, *bounds, a.shape[dim]]  # np.split's pieces, by direct slicing (np.split is slow)
         lead = (slice(None),) * dim
         return tuple(a[lead + (slice(lo, hi),)] for lo, hi in zip(edges[:-1], edges[1:]))
 
     def backward(self, *grads):
+        if self._graph:
+            return linear_backward(self, grads, lambda w: self.forward(w, self._bounds, self.dim))
         return np.concatenate(grads, axis=self.dim)
 
 
@@ -103,6 +105,8 @@ class UnbindBackward0(Op):
         return tuple(m[i, ...] for i in range(m.shape[0]))
 
     def backward(self, *grads):
+        if self._graph:
+            return linear_backward(self, grads, lambda w: self.forward(w, self.dim))
         return np.stack(grads, axis=self.dim)
 
 
@@ -122,6 +126,8 @@ class SliceBackward0(Op):
         return a[self.idx]
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w: w[self.idx])
         out = np.zeros(self.shape, g.dtype)
         out[self.idx] = g
         return out
@@ -158,10 +164,7 @@ class SelectBackward0(Op):
         self.idx = (index, Ellipsis) if dim == 0 else (slice(None),) * dim + (index, Ellipsis)
         return a[self.idx]
 
-    def backward(self, g):
-        out = np.zeros(self.shape, g.dtype)
-        out[self.idx] = g
-        return out
+    backward = SliceBackward0.backward  # zeros with g at idx
 
 
 def select(input: Tensor, dim, index) -> Tensor:

@@ -11,7 +11,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor, _make, _wrap_dim
-from ..autograd.function import Op
+from ..autograd.function import Op, linear_backward
 from ._out import _out
 
 __all__ = """nonzero argwhere topk sort argsort msort kthvalue unique unique_consecutive bincount searchsorted
@@ -69,12 +69,19 @@ class _PickAlong(Op):
             vals, order = vals.squeeze(dim), order.squeeze(dim)
         if not a.ndim:
             vals, order = vals.reshape(()), order.reshape(())
+        self.vshape = vals.shape
         return vals, order.astype(np.int64, copy=False)
 
     def backward(self, g, gi=None):
+        if self._graph:
+            return linear_backward(self, (g,), self._adjoint)
         gx = np.zeros(self.shape or (1,), g.dtype)
         np.put_along_axis(gx, self.idx, g.reshape(self.idx.shape), axis=self.dim)
         return gx.reshape(self.shape)
+
+    def _adjoint(self, w):
+        picked = np.take_along_axis(w.reshape(self.shape or (1,)), self.idx, axis=self.dim)
+        return picked.reshape(self.vshape)
 
 
 class SortBackward0(_PickAlong):

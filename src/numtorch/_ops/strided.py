@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.function import Op
+from ..autograd.function import Op, linear_backward
 from ._util import check_inplace, dims_arg, wrap_dim
 from .shape import SqueezeBackward0, TBackward0, TransposeBackward0, UnsqueezeBackward0, _ints
 
@@ -41,6 +41,8 @@ class UnfoldBackward0(Op):
         return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=a.flags.writeable)
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w: self.forward(w, self.dim, self.size, self.step))
         if not self.shape:
             return g.sum().reshape(())
         out = np.zeros(self.shape, g.dtype)
@@ -102,9 +104,18 @@ class AsStridedBackward0(Op):
                                                writeable=a.flags.writeable)
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), self._adjoint)
         pos = _positions(self.n, *self.out_geom).reshape(-1)
         total = np.bincount(pos, weights=g.reshape(-1), minlength=self.n).astype(g.dtype, copy=False)
         return total[_positions(self.n, *self.in_geom)]
+
+    def _adjoint(self, w):
+        """The forward on a gradient ``w`` shaped like the input: its storage is ``w`` at the input's
+        positions (zero elsewhere), read at the output's positions."""
+        store = np.zeros(self.n, w.dtype)
+        store[_positions(self.n, *self.in_geom)] = w
+        return store[_positions(self.n, *self.out_geom)]
 
 
 def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:

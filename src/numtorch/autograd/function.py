@@ -367,15 +367,23 @@ class CopySlices(Op):
     rest from the base's previous value. Forward returns the base's own (already written) array."""
 
     def forward(self, base, src, geometry):
-        self.geometry, self.n = geometry, base.size
+        self.geometry, self.n, self.shape = geometry, base.size, base.shape
         return base
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), self._adjoint)
         idx = _flat_index(self.n, self.geometry)
         gflat = np.array(g, order="C", copy=True).reshape(-1)
         gsrc = gflat[idx]
         gflat[idx] = 0
         return gflat.reshape(g.shape), gsrc
+
+    def _adjoint(self, wbase, wsrc):
+        dt = (wbase if wbase is not None else wsrc).dtype
+        out = np.zeros(self.n, dt) if wbase is None else np.array(wbase, order="C", copy=True).reshape(-1)
+        out[_flat_index(self.n, self.geometry)] = 0 if wsrc is None else wsrc
+        return out.reshape(self.shape)
 
 
 class RegeneratedView(Op):
@@ -388,6 +396,9 @@ class RegeneratedView(Op):
         return view
 
     def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda w, _=None: np.ascontiguousarray(w).reshape(-1)[
+                _flat_index(w.size, self.geometry)])
         idx = _flat_index(int(np.prod(self.shape)), self.geometry)
         out = np.bincount(idx.reshape(-1), weights=g.reshape(-1), minlength=int(np.prod(self.shape)))
         return out.astype(self.dtype, copy=False).reshape(self.shape), None
@@ -454,3 +465,70 @@ def once_differentiable(fn):
             res.append(o)
         return res[0] if single else tuple(res)
     return wrapper
+
+
+# ------------------------------------------------------------------------------------------------
+# Linear backwards under create_graph=True
+# ------------------------------------------------------------------------------------------------
+def _call(f, arrays):
+    out = f(*arrays)
+    return out if type(out) is tuple else (out,)
+
+
+class LinearBackwardBackward(Op):
+    """The backward of a backward that is linear in the gradients and reads no input values (slicing,
+    indexing, gather/scatter, cat...): its own backward is the adjoint map, the op's forward on the
+    incoming gradients, so any order of derivative is the pair of maps applied in turn."""
+
+    def forward(self, *args, outs, fn, adj, present, n_outs, pos):
+        self.fn, self.adj, self.present, self.n_outs, self.pos = fn, adj, present, n_outs, pos
+        return outs
+
+    def backward(self, *ws):
+        full = [None] * self.n_outs
+        for p, w in zip(self.pos, ws):
+            full[p] = w
+        if self._graph:
+            res = linear_apply(self.adj, self.fn, full)
+        else:
+            res = _call(self.adj, full)
+        return tuple(res[i] for i in self.present)
+
+
+def linear_apply(fn, adj, args):
+    """``fn(*args)`` for a linear map ``fn`` of array arguments (``None``: zero) whose adjoint is
+    ``adj``; arguments that are gradient boxes (``.t`` a Tensor) give Tensor results with a graph.
+    Returns a tuple as long as ``fn``'s result (``None`` entries stay ``None``)."""
+    boxed = any(a is not None and type(a) is not np.ndarray for a in args)
+    arrays = [a if a is None or type(a) is np.ndarray else a.t._data for a in args]
+    res = _call(fn, arrays)
+    if not boxed:
+        return res
+    present = [i for i, a in enumerate(args) if a is not None]
+    pos = [i for i, r in enumerate(res) if r is not None]
+    if not pos:
+        return res
+    ts = [_make(args[i]) if type(args[i]) is np.ndarray else args[i].t for i in present]
+    node_outs = LinearBackwardBackward.apply(*ts, outs=tuple(np.asarray(res[i]) for i in pos), fn=fn, adj=adj,
+                                             present=present, n_outs=len(res), pos=pos)
+    full = list(res)
+    for p, o in zip(pos, node_outs):
+        full[p] = o
+    return tuple(full)
+
+
+def linear_backward(node, grads, adj):
+    """A linear Op's backward under create_graph=True: ``node``'s own ndarray backward on ``grads``,
+    recorded with ``adj`` (the op's forward on gradients, ``None`` args zero) as its backward."""
+    plain = _new(type(node))
+    plain.__dict__.update(node.__dict__)
+    plain._graph = False
+    single = []
+
+    def fn(*gs):
+        out = plain.backward(*gs)
+        if type(out) is not tuple:
+            single.append(True)
+        return out
+    res = linear_apply(fn, adj, list(grads))
+    return res[0] if single else res

@@ -29,9 +29,8 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, _make
 from .._ops import pointwise as P, unary as U, reduction as R, shape as S, rearrange as RA
-from .._ops import indexing as I, linalg as L
+from .._ops import indexing as I, linalg as L, matmul as M
 from .._ops import special as SP, cumulative as CU
-from .._ops import matmul as MM
 from .._ops import scatter as SC
 from . import engine
 from .function import Op, _FunctionNode
@@ -343,7 +342,7 @@ def _stack(arrays, axis=0, **kw):
 
 
 def _einsum(eq, *ops, **kw):
-    return _box(MM.einsum(eq, *[_t(x) for x in ops]))
+    return _box(M.einsum(eq, *[_t(x) for x in ops]))
 
 
 def _matmul(a, b, **kw):
@@ -394,6 +393,10 @@ _FUNCTIONS = {
     "broadcast_to": _broadcast_to, "expand_dims": _expand_dims, "concatenate": _concatenate,
     "stack": _stack, "einsum": _einsum, "matmul": _matmul, "clip": _clip,
     "take_along_axis": _take_along_axis, "moveaxis": _moveaxis,
+    "cross": lambda a, b, axis=-1, **kw: _box(L.cross(_t(a), _t(b), dim=axis)),
+    "tril": lambda m, k=0: _box(RA.tril(_t(m), k)), "triu": lambda m, k=0: _box(RA.triu(_t(m), k)),
+    "inv": lambda a: _box(L.inv(_t(a))), "det": lambda a: _box(L.det(_t(a))),
+    "solve": lambda a, b: _box(L.solve(_t(a), _t(b))),  # b (..., n, k) as in the formulas (NumPy 2)
     "reshape": lambda a, shape, **kw: GradArray(_t(a)).reshape(shape),
     "transpose": lambda a, axes=None: GradArray(_t(a)).transpose(*(axes or ())),
     "swapaxes": lambda a, x, y: GradArray(_t(a)).swapaxes(x, y),
@@ -465,6 +468,7 @@ def _boxed_copy(node):
     clone.__dict__.update({k: conv(k, v) for k, v in node.__dict__.items() if k not in ("_edges", "_versions")})
     clone._edges = node._edges
     clone._graph, clone._graph_args, clone._graph_out = True, tuple(args), out_box
+    clone._graph_outputs = _output_boxes(node)
     return clone
 
 
@@ -478,11 +482,10 @@ class NotImplementedBackward(Op):
         self.error = error
         return value
 
+    _node_name = "torch::autograd::NotImplemented"
+
     def backward(self, *grads):
         raise self.error[0](self.error[1])
-
-    def name(self):
-        return "torch::autograd::NotImplemented"
 
 
 def _run_not_implemented(node, grads, error):
@@ -493,6 +496,23 @@ def _run_not_implemented(node, grads, error):
     return tuple(None if g is None or e is None else
                  NotImplementedBackward.apply(np.asarray(g), *linked, error=errs.get(i, errs[None]))
                  for i, (g, e) in enumerate(zip(out, node._edges)))
+
+
+def _output_boxes(node):
+    """``clone._graph_outputs(arr0, arr1, ...)``: boxes over a multi-output node's output arrays (in
+    output order; ``None`` skipped), Tensors whose ``grad_fn`` is the node. For ops whose backward
+    reads their outputs (eigh, svd, qr), which the node keeps as plain arrays."""
+    def make(*arrays):
+        res = []
+        for i, arr in enumerate(arrays):
+            if arr is None:
+                res.append(None)
+                continue
+            t = _make(arr, True)
+            t.grad_fn, t._output_nr = node, i
+            res.append(GradArray(t))
+        return res
+    return make
 
 
 def _run_op(node, grads):
