@@ -464,10 +464,9 @@ def once_differentiable(fn):
         res = []
         for o in ((outs,) if single else outs):
             if isinstance(o, Tensor):
-                err = DelayedError.apply(*deps)
-                err = err[0] if isinstance(err, tuple) else err
-                o = _make(o._data, True)
-                o.grad_fn = err.grad_fn
+                # as in PyTorch, the error node's input is a detached copy made to require grad: the
+                # result is connected to nothing else, so only a backward() that reaches it raises
+                o = DelayedError.apply(_make(o._data, True))
             res.append(o)
         return res[0] if single else tuple(res)
     return wrapper

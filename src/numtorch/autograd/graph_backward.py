@@ -393,6 +393,7 @@ def _boxed_copy(node):
     clone.__dict__.update({k: conv(k, v) for k, v in node.__dict__.items() if k not in ("_edges", "_versions")})
     clone._edges = node._edges
     clone._graph, clone._graph_args, clone._graph_out = True, tuple(args), out_box
+    conv = None  # conv's closure refers to itself: a cycle that would keep ``node`` alive until gc.collect()
     return clone
 
 
