@@ -155,8 +155,8 @@ class GradArray:
     def transpose(self, *axes):
         if not axes:
             axes = tuple(range(self.ndim - 1, -1, -1))
-        elif len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
+        elif len(axes) == 1 and isinstance(axes[0], (tuple, list, np.ndarray)):
+            axes = tuple(int(a) for a in axes[0])  # e.g. np.argsort(dims) in PermuteBackward0
         return _box(S.permute(self.t, axes))
 
     def swapaxes(self, a, b):
