@@ -163,3 +163,17 @@ def test_pinn_loss_with_first_and_second_derivatives(dtype):
             opt.step()
         return out
     _both(run, dtype)
+
+
+def test_docs_higher_order_examples_run():
+    """The Python blocks of docs/higher_order.md run, in order, and give the values they print."""
+    import os
+    import re
+    path = os.path.join(os.path.dirname(__file__), "..", "docs", "higher_order.md")
+    with open(path, encoding="utf-8") as fh:
+        blocks = re.findall(r"```python\n(.*?)```", fh.read(), re.S)
+    ns = {}
+    exec("\n".join(blocks), ns)  # noqa: S102
+    np.testing.assert_allclose(ns["H"].numpy(), [[1.2731, 1.0], [1.0, 3.6397]], atol=1e-4)
+    np.testing.assert_allclose(ns["Hv"].numpy(), [1.2731, 1.0], atol=1e-4)
+    np.testing.assert_allclose(ns["d2"].numpy(), [0.0, -0.6397], atol=1e-4)
