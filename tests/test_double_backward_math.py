@@ -225,16 +225,9 @@ def _setitem(a, b):
     return c
 
 
-_SLICE = ("needs SliceBackward0's double backward (slicing.py: its backward writes the gradient into an "
-          "np.zeros buffer)")
 XFAIL = {
     "exp_complex": "first-order gradient of holomorphic unary ops on complex inputs lacks the conjugate "
                    "(numtorch gives g * f'(z), PyTorch g * conj(f'(z)))",
-    "real": "needs SelectBackward0's double backward (slicing.py: its backward writes into an np.zeros buffer)",
-    "imag": "needs SelectBackward0's double backward (slicing.py: its backward writes into an np.zeros buffer)",
-    "cumulative_trapezoid": _SLICE, "diff": _SLICE, "trapezoid": _SLICE, "trapezoid_x": _SLICE,
-    "quantile": "needs GatherBackward0's double backward (indexing.py: its backward uses np.bincount)",
-    "nanquantile": "needs GatherBackward0's double backward (indexing.py: its backward uses np.bincount)",
 }
 CASE_PARAMS = [pytest.param(c, id=c[0], **(_xfail(XFAIL[c[0]]) if c[0] in XFAIL else {})) for c in CASES]
 

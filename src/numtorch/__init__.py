@@ -37,6 +37,7 @@ from ._ops.scatter import *  # noqa: F401,F403
 from ._ops.sorting import *  # noqa: F401,F403
 from ._ops.conv import *  # noqa: F401,F403
 from ._ops.nn_ops import *  # noqa: F401,F403
+from ._ops.dropout import *  # noqa: F401,F403
 from ._ops.embedding import *  # noqa: F401,F403
 from ._ops.norm_ops import *  # noqa: F401,F403
 from ._ops.losses import *  # noqa: F401,F403
@@ -54,6 +55,7 @@ from ._ops.linalg_legacy import *  # noqa: E402,F401,F403
 from ._ops import _util as _ops_util  # noqa: E402
 from . import autograd
 from .autograd import graph_backward as _graph_backward  # noqa: F401,E402  (create_graph=True)
+from .autograd import functional as _autograd_functional  # noqa: F401,E402  (torch.autograd.functional)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from .random import *  # noqa: F401,F403

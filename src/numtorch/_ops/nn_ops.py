@@ -1,4 +1,4 @@
-"""Neural-network kernels: activations, softmax, linear, dropout, attention.
+"""Neural-network kernels: activations, softmax, linear, attention (dropout is in ``dropout.py``).
 
 Each kernel is an ``Op`` with a hand-derived backward on ndarrays, fused so that a layer costs one
 node in the graph and few temporaries (the makemore MLP and a GPT step run through these). The
@@ -17,16 +17,14 @@ import numpy as np
 from .._dtype import from_np
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
-from ..autograd.grad_mode import _State, no_grad
 from ._cast import cast
-from ._inplace import copy_, inplace as _inplace
-from ._util import bump, erf_np, sum_lastdim, unbroadcast, wrap_dim
+from ._util import erf_np, sum_lastdim, unbroadcast, wrap_dim
 from .matmul import matmul
 from .pointwise import add
-from .sampling import _is_dense, bernoulli_, exponential_
+from .dropout import _keep_mask
+from .sampling import exponential_
 
-__all__ = ["softmax", "log_softmax", "dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout",
-           "prelu", "selu", "celu", "threshold", "hardshrink", "bilinear"]
+__all__ = ["softmax", "log_softmax", "prelu", "selu", "celu", "threshold", "hardshrink", "bilinear"]
 
 def require_float(t: Tensor, kernel: str):
     """PyTorch's NotImplementedError for a floating-only kernel called on an integer tensor."""
@@ -550,97 +548,6 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias=None) -> Tenso
     if bias is None:
         return TrilinearBackward0.apply(input1, input2, weight)
     return TrilinearBackward0.apply(input1, input2, weight, bias)
-
-
-# ================================================================================================
-# dropout
-# ================================================================================================
-class NativeDropoutBackward0(Op):
-    """``x * mask`` with a precomputed, already scaled mask (broadcastable to ``x``)."""
-
-    _graph_constants = ("saved",)  # the scaled keep mask
-
-    def forward(self, x, mask):
-        self.saved = mask
-        return x * mask
-
-    def backward(self, g):
-        return g * self.saved
-
-
-def _keep_mask(shape, p, dtype, like=None):
-    """Dropout noise as PyTorch makes it: ``bernoulli_(1 - p)`` on an empty tensor of ``dtype`` (laid out like
-    ``like`` when given), then divided by ``1 - p`` in that dtype: ``1/(1-p)`` where kept, 0 where dropped."""
-    q = 1.0 - p
-    if q <= 0:  # p == 1: zeros, without drawing (as PyTorch)
-        return np.zeros(shape, dtype)
-    # torch.empty_like keeps a dense input's layout, and the mask is drawn in memory order
-    noise = _make(np.empty_like(like) if like is not None and _is_dense(like) else np.empty(shape, dtype))
-    mask = bernoulli_(noise, q)._data
-    if mask.dtype.itemsize == 2:  # float16/bfloat16: divided in float32 by the unrounded 1 - p, then rounded
-        return (mask.astype(np.float32) / np.float32(q)).astype(mask.dtype)
-    np.divide(mask, mask.dtype.type(q), out=mask)
-    return mask
-
-
-def _apply_mask(input, mask, inplace):
-    if inplace:
-        if not (_State.enabled and input._rg):
-            with no_grad():
-                np.multiply(input._data, mask, out=input._data, casting="unsafe")
-            bump(input)
-            return input
-        return _inplace(input, lambda s: NativeDropoutBackward0.apply(s, mask=mask))
-    return NativeDropoutBackward0.apply(input, mask=mask)
-
-
-def dropout(input: Tensor, p: float = 0.5, train: bool = True, inplace: bool = False) -> Tensor:
-    """``torch.dropout``: zero each element with probability ``p`` and scale the rest by ``1/(1-p)``.
-
-    Identity when ``train`` is False or ``p == 0``. Uses the default generator (``manual_seed``).
-    """
-    if not train or p == 0 or input._data.size == 0:
-        return input
-    return _apply_mask(input, _keep_mask(input._data.shape, p, input._data.dtype, input._data), inplace)
-
-
-def feature_dropout(input: Tensor, p: float = 0.5, train: bool = True, inplace: bool = False) -> Tensor:
-    """Channel-wise dropout: one draw per ``(N, C)`` entry of an ``(N, C, *)`` input, broadcast over the rest."""
-    if not train or p == 0 or input._data.size == 0:
-        return input
-    shape = input._data.shape[:2] + (1,) * (input._data.ndim - 2)
-    return _apply_mask(input, _keep_mask(shape, p, input._data.dtype), inplace)
-
-
-_ALPHA = 1.7580993408473766  # -SELU's negative saturation value (alpha * scale)
-
-
-def alpha_dropout(input: Tensor, p: float = 0.5, train: bool = False, inplace: bool = False) -> Tensor:
-    """``torch.alpha_dropout``: dropout for SELU nets keeping zero mean and unit variance.
-
-    Dropped elements take SELU's saturation value; the result is ``a * x' + b`` as in PyTorch.
-    """
-    return _alpha_dropout(input, p, train, inplace, input._data.shape)
-
-
-def feature_alpha_dropout(input: Tensor, p: float = 0.5, train: bool = False, inplace: bool = False) -> Tensor:
-    """``torch.feature_alpha_dropout``: alpha dropout of whole channels of an ``(N, C, *)`` input."""
-    x = input._data
-    return _alpha_dropout(input, p, train, inplace, x.shape[:2] + (1,) * (x.ndim - 2))
-
-
-def _alpha_dropout(input, p, train, inplace, mask_shape):
-    if not train or p == 0 or input._data.size == 0:
-        return input
-    dt = input._data.dtype
-    like = input._data if mask_shape == input._data.shape else None
-    keep = (_keep_mask(mask_shape, p, dt, like) > 0).astype(dt) if p < 1 else np.zeros(mask_shape, dt)
-    a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p)) if p < 1 else 0.0
-    shift = (keep - 1) * (_ALPHA * a) + _ALPHA * a * p
-    out = add(NativeDropoutBackward0.apply(input, mask=keep * a), _make(shift.astype(dt, copy=False)))
-    if inplace:
-        return copy_(input, out)
-    return out
 
 
 # ================================================================================================

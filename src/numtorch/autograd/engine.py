@@ -93,16 +93,23 @@ def _run(roots, grads, retain_graph, capture, accumulate, runner):
     # may also be reachable from another root: it then waits for those edges like any other node.
     deps = dict.fromkeys(stack, 0)
     todo = [n for n in stack if isinstance(n, Node)]
+    # autograd.grad (capture without accumulation) runs only the nodes on a path to an input, as
+    # PyTorch's engine does: that needs each node's parents
+    parents = {} if capture is not None and not accumulate else None
     while todo:
-        for e in todo.pop()._edges:
+        n = todo.pop()
+        for e in n._edges:
             if e is not None:
                 tgt = e[0]
+                if parents is not None:
+                    parents.setdefault(tgt, []).append(n)
                 if tgt in deps:
                     deps[tgt] += 1
                 else:
                     deps[tgt] = 1
                     if isinstance(tgt, Node):
                         todo.append(tgt)
+    run = None if parents is None else _needed(capture, parents)
     ready = [k for k in stack if deps[k] == 0]
     captured = {}
     # pass 2: run nodes in topological order
@@ -110,6 +117,8 @@ def _run(roots, grads, retain_graph, capture, accumulate, runner):
         n = ready.pop()
         if not isinstance(n, Node):  # a leaf tensor: its gradient is complete
             g = buf.pop(n)[0]
+            if run is not None and (n, 0) not in capture:
+                continue
             if n._hooks:
                 g = _run_tensor_hooks(n._hooks, g)
             if capture is not None and (n, 0) in capture:
@@ -118,6 +127,8 @@ def _run(roots, grads, retain_graph, capture, accumulate, runner):
                 _accumulate(n, g, steal=True)
             continue
         gl = buf.pop(n)
+        if run is not None and n not in run and not any((n, nr) in capture for nr in range(len(gl))):
+            continue
         d = n.__dict__
         if "_tensor_hooks" in d or "_retained" in d or "_pre_hooks" in d:
             gl = _pre_hooks(n, gl)
@@ -125,6 +136,8 @@ def _run(roots, grads, retain_graph, capture, accumulate, runner):
             for nr in range(len(gl)):
                 if (n, nr) in capture:
                     captured[(n, nr)] = gl[nr]
+            if run is not None and n not in run:
+                continue  # no input of autograd.grad lies behind this node
         gins = n._run_backward(gl) if runner is None else runner(n, gl)
         if "_post_hooks" in d:
             for fn in list(n._post_hooks.values()):
@@ -158,6 +171,20 @@ def _run(roots, grads, retain_graph, capture, accumulate, runner):
                     _skip(tgt, deps, buf, ready)
         gins = g = None  # drop references so a leaf can take its gradient without a copy
     return captured
+
+
+def _needed(capture, parents):
+    """The nodes with a path to a captured position (those autograd.grad must run)."""
+    run = set()
+    seen = set()
+    todo = [k[0] for k in capture]
+    while todo:
+        for p in parents.get(todo.pop(), ()):
+            run.add(p)
+            if p not in seen:
+                seen.add(p)
+                todo.append(p)
+    return run
 
 
 def _skip(n, deps, buf, ready):
@@ -289,6 +316,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if is_grads_batched:
         raise NotImplementedError("numtorch: autograd.grad(is_grads_batched=True) needs vmap, which numtorch "
                                   "does not have yet; loop over the batch of grad_outputs instead")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
     if retain_graph is None:
         retain_graph = create_graph
     outputs, grads = _roots(outputs, grad_outputs, create_graph)
@@ -307,7 +337,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
-            result.append(_make(np.zeros(t._data.shape, t._data.dtype)) if materialize_grads else None)
+            result.append(_make(np.zeros(t._data.shape, t._data.dtype), bool(create_graph)) if materialize_grads
+                          else None)
         elif isinstance(g, Tensor):  # create_graph: the gradient keeps its graph
             result.append(g if g._data.dtype == t._data.dtype else g.to(t.dtype))
         else:

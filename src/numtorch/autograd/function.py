@@ -211,7 +211,9 @@ class _FunctionNode(FunctionCtx, Node):
     @property
     def saved_tensors(self):
         self._check_saved()
-        return self.saved if self.saved is not None else ()
+        if self.saved is None:
+            return ()
+        return tuple(s._unpack(self) if type(s) is _SavedOutput else s for s in self.saved)
 
     @property
     def saved_variables(self):
@@ -250,6 +252,23 @@ class _FunctionNode(FunctionCtx, Node):
                                    f"with {list(shape)}")
             out.append(r)
         return tuple(out)
+
+
+class _SavedOutput:
+    """An output a custom Function saved for backward, kept without its ``grad_fn`` (as PyTorch's
+    SavedVariable does): the output Tensor points to the node, so keeping the Tensor itself would
+    make a reference cycle node <-> output that only the garbage collector could free. Unpacking
+    makes a new Tensor on the same array and version counter whose ``grad_fn`` is the node."""
+
+    __slots__ = ("data", "vc", "nr")
+
+    def __init__(self, t, nr):
+        self.data, self.vc, self.nr = t._data, t._vc, nr
+
+    def _unpack(self, node):
+        t = _make(self.data, True)
+        t._vc, t.grad_fn, t._output_nr = self.vc, node, self.nr
+        return t
 
 
 class _FunctionMeta(type):
@@ -335,10 +354,12 @@ class Function(metaclass=_FunctionMeta):
             ctx._out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32)
                              for o in wrapped]
             ctx._n_out = len(wrapped)
-            saved = getattr(ctx, "_to_save", None)
+            saved = ctx.__dict__.pop("_to_save", None)
             if saved is not None:
-                ctx.saved = saved
-                ctx._versions = [(t._vc, t._vc[0], t) for t in saved if t is not None]
+                own = {id(o): i for i, o in enumerate(wrapped) if isinstance(o, Tensor) and o.grad_fn is ctx}
+                ctx.saved = tuple(_SavedOutput(t, own[id(t)]) if id(t) in own else t for t in saved)
+                # an output's entry keeps its array, not the Tensor (no node <-> output cycle)
+                ctx._versions = [(t._vc, t._vc[0], t._data if id(t) in own else t) for t in saved if t is not None]
                 _check_not_inference(ctx._versions)
         return wrapped[0] if single else tuple(wrapped)
 
@@ -448,20 +469,18 @@ def once_differentiable(fn):
             outs = fn(ctx, *args)
         if not _State.enabled:
             return outs
-        # under create_graph: results that depend on a gradient or a saved tensor needing grad get a
-        # node that raises when it is reached
+        # under create_graph: if a gradient given to backward requires grad, the results get a node that
+        # raises when it is reached (PyTorch looks at these arguments only, not at ctx.saved_tensors)
         deps = [a for a in args if isinstance(a, Tensor) and a._rg]
-        deps += [t for t in (ctx.saved or ()) if isinstance(t, Tensor) and t._rg]
         if not deps:
             return outs
         single = not isinstance(outs, tuple)
         res = []
         for o in ((outs,) if single else outs):
             if isinstance(o, Tensor):
-                err = DelayedError.apply(*deps)
-                err = err[0] if isinstance(err, tuple) else err
-                o = _make(o._data, True)
-                o.grad_fn = err.grad_fn
+                # as in PyTorch, the error node's input is a detached copy made to require grad: the
+                # result is connected to nothing else, so only a backward() that reaches it raises
+                o = DelayedError.apply(_make(o._data, True))
             res.append(o)
         return res[0] if single else tuple(res)
     return wrapper

@@ -411,7 +411,6 @@ _FUNCTIONS = {
     "asarray": lambda a, dtype=None, **kw: a if dtype is None else a.astype(dtype),
     "ascontiguousarray": lambda a, dtype=None, **kw: a if dtype is None else a.astype(dtype),
     "flip": _flip, "cumsum": _cumsum, "cumprod": _cumprod, "prod": _prod,
-    "cross": lambda a, b, axis=-1, **kw: _box(L.cross(_t(a), _t(b), dim=axis)),
     "svd": lambda a, full_matrices=True, compute_uv=True, **kw: (
         tuple(_box(x) for x in L.svd(_t(a), full_matrices)) if compute_uv else _box(L.svdvals(_t(a)))),
 }
@@ -469,6 +468,7 @@ def _boxed_copy(node):
     clone._edges = node._edges
     clone._graph, clone._graph_args, clone._graph_out = True, tuple(args), out_box
     clone._graph_outputs = _output_boxes(node)
+    conv = None  # conv's closure refers to itself: a cycle that would keep ``node`` alive until gc.collect()
     return clone
 
 

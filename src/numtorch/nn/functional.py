@@ -19,7 +19,7 @@ from .._dtype import from_np as _from_np
 from .._ops import distance as _D
 from .._ops import embedding as _E
 from .._ops import losses as _L
-from .._ops import nn_ops as _N
+from .._ops import dropout as _DO, nn_ops as _N
 from .._ops import norm_ops as _Nm
 from .._ops import pooling as _pool
 from .._ops import _cast, _inplace, pointwise as _P, unary as _U
@@ -283,13 +283,13 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     ``p`` outside ``[0, 1]``.
     """
     _check_p(p)
-    return _N.dropout(input, p, training, inplace)
+    return _DO.dropout(input, p, training, inplace)
 
 
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Dropout that keeps SELU's self-normalizing mean and variance (``F.alpha_dropout``)."""
     _check_p(p)
-    return _N.alpha_dropout(input, p, training, inplace)
+    return _DO.alpha_dropout(input, p, training, inplace)
 
 
 def _channel_dropout(input, p, training, inplace, batched):
@@ -298,7 +298,7 @@ def _channel_dropout(input, p, training, inplace, batched):
         return input
     x = input._data
     shape = (x.shape[:2] if batched else x.shape[:1]) + (1,) * (x.ndim - (2 if batched else 1))
-    return _N._apply_mask(input, _N._keep_mask(shape, p, x.dtype), inplace)
+    return _DO._apply_mask(input, _DO._keep_mask(shape, p, x.dtype), inplace)
 
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
@@ -346,7 +346,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Alpha dropout of whole channels of ``(N, C, *)`` input (``F.feature_alpha_dropout``)."""
     _check_p(p)
-    return _N.feature_alpha_dropout(input, p, training, inplace)
+    return _DO.feature_alpha_dropout(input, p, training, inplace)
 
 
 # ---- linear, bilinear (linear: _ops/nn_ops.py) -----------------------------------------------

@@ -18,7 +18,7 @@ import numpy as np
 
 from ... import _ops  # noqa: F401  (ensures ops are bound)
 from ..._ops.creation import empty, zeros
-from ..._ops.nn_ops import _keep_mask
+from ..._ops.dropout import _keep_mask
 from ..._ops.pointwise import where
 from ..._ops.rearrange import cat, stack
 from ..._tensor import _make
