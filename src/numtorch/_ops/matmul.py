@@ -131,6 +131,7 @@ class _Matmul(Op):
     """``a @ b`` on ndarrays; the subclasses only differ in the node name PyTorch shows."""
 
     _saves = (0, 1)
+    _saves_for = {0: (1,), 1: (0,)}
 
     def forward(self, a, b):
         self.saved = (a, b)
@@ -319,6 +320,7 @@ def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 # ------------------------------------------------------------------------------------------------
 class _AddMatmul(Op):
     _saves = (1, 2)
+    _saves_for = {1: (2,), 2: (1,)}
 
     def forward(self, c, a, b, beta=1, alpha=1):
         self.saved = (a, b)
@@ -453,6 +455,7 @@ class OuterBackward0(Op):
     """``a[:, None] * b[None, :]``; PyTorch builds outer as a broadcast multiply, so it shows MulBackward0."""
 
     _saves = (0, 1)
+    _saves_for = {0: (1,), 1: (0,)}
 
     def name(self):
         return "MulBackward0"
@@ -708,6 +711,7 @@ class KronBackward0(Op):
     """``kron(a, b)``: ``a`` and ``b`` padded to one rank, interleaved as ``(a0, b0, a1, b1, ...)``."""
 
     _saves = (0, 1)
+    _saves_for = {0: (1,), 1: (0,)}
 
     def forward(self, a, b):
         n = max(a.ndim, b.ndim)

@@ -446,6 +446,7 @@ class AddmmBackward0(Op):
     """``x @ W.T + b`` as one GEMM on ``x`` flattened to ``(M, in)``; any number of leading dims."""
 
     _saves = (0, 1)
+    _saves_for = {0: (1,), 1: (0,)}
 
     def forward(self, x, w, b=None):
         x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])

@@ -77,6 +77,7 @@ def _conj(x):
 
 class MulBackward0(_Binary):
     _saves = (0, 1)
+    _saves_for = {0: (1,), 1: (0,)}
 
     def _f(self, a, b):
         self.saved = (a, b)
@@ -93,6 +94,7 @@ class MulBackward0(_Binary):
 
 class DivBackward0(_Binary):
     _saves = (0, 1)
+    _saves_for = {0: (1,)}
 
     def _f(self, a, b):
         self.saved = (a, b)

@@ -30,7 +30,7 @@ from .._tensor import Tensor, _make
 from .._ops import pointwise as P, unary as U, reduction as R, shape as S, rearrange as RA
 from .._ops import indexing as I, linalg as L
 from . import engine
-from .function import Op, _FunctionNode
+from .function import Op, Unsaved, _FunctionNode
 
 __all__ = ["GradArray", "run_node"]
 
@@ -382,7 +382,7 @@ def _boxed_copy(node):
             t = sub.get(id(v))
             if t is not None:
                 return GradArray(t) if t._rg else v
-            if v.dtype.kind in "fcV" and name not in consts and not recompute:
+            if v.dtype.kind in "fcV" and name not in consts and not recompute and type(v) is not Unsaved:
                 raise _not_supported(node, f"it saved an intermediate array ({name}) that depends on its inputs")
             return v
         if type(v) in (tuple, list):
