@@ -139,3 +139,78 @@ def test_pruned_mul_drops_array():
     assert len(z.grad_fn._versions) == 1
     z = x * 2
     assert type(z.grad_fn.saved[0]) is Unsaved and not z.grad_fn._versions
+
+
+# ------------------------------------------------------------------------------------------------
+# 8. an index Tensor an op keeps for backward is version-checked
+# ------------------------------------------------------------------------------------------------
+_IDX = {
+    "gather": lambda L, x, i: L.gather(x, 1, i),
+    "take_along_dim": lambda L, x, i: L.take_along_dim(x, i, 1),  # torch copies: no error, same grad
+    "index_select": lambda L, x, i: L.index_select(x, 0, i[0]),
+    "take": lambda L, x, i: L.take(x, i),
+    "scatter": lambda L, x, i: L.scatter(x, 1, i, x[:, :2] * 1),
+    "scatter_add": lambda L, x, i: L.scatter_add(x, 1, i, x[:, :2] * 1),
+    "scatter_reduce": lambda L, x, i: L.scatter_reduce(x, 1, i, x[:, :2] * 1, "sum"),
+    "index_add": lambda L, x, i: L.index_add(x, 0, i[0], x[:2] * 1),
+    "index_copy": lambda L, x, i: L.index_copy(x, 0, i[0], x[:2] * 1),
+    "index_fill": lambda L, x, i: x.index_fill(0, i[0], 1.0),
+    "embedding": lambda L, x, i: L.nn.functional.embedding(i, x),
+    "advanced_index": lambda L, x, i: x[i[0]],
+    "index_put": lambda L, x, i: L.index_put(x, (i[0],), x[:2] * 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_IDX))
+def test_index_changed_in_place_raises(name):
+    def f(lib):
+        x = lib.tensor(np.arange(12.).reshape(3, 4), requires_grad=True)
+        i = lib.tensor([[1, 0], [0, 1], [1, 1]])
+        out = _IDX[name](lib, x, i)
+        i.add_(1)
+        out.sum().backward()
+        return x.grad
+    _same(f)
+
+
+# ------------------------------------------------------------------------------------------------
+# 9. construction warnings; writes into a read-only NumPy array's memory
+# ------------------------------------------------------------------------------------------------
+def _warnings(fn):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        fn()
+    return [(x.category, str(x.message)[:60]) for x in w]
+
+
+def test_tensor_of_tensor_warns_like_torch():
+    want = _warnings(lambda: torch.tensor(torch.ones(2)))
+    assert want and _warnings(lambda: nt.tensor(nt.ones(2))) == want
+    assert _warnings(lambda: nt.tensor(np.ones(2))) == []
+
+
+@pytest.mark.parametrize("make", ["from_numpy", "as_tensor", "asarray"])
+def test_read_only_numpy_array(make):
+    a = np.arange(4.)
+    a.flags.writeable = False
+    want = _warnings(lambda: torch.from_numpy(a))  # empty after torch's first warning in the process
+    got = _warnings(lambda: getattr(nt, make)(a))
+    assert got == [(UserWarning, "The given NumPy array is not writable, and PyTorch does not ")]
+    assert not want or want == got
+    t = getattr(nt, make)(a)
+    writes = [lambda: t.add_(1), lambda: t.mul_(2), lambda: t.__setitem__(0, 5), lambda: t.zero_(),
+              lambda: t.fill_(2), lambda: t.copy_(nt.zeros(4, dtype=t.dtype)), lambda: nt.add(t, 1, out=t),
+              lambda: t.index_put_((nt.tensor([0]),), nt.tensor(1.0, dtype=t.dtype))]
+    for w in writes:
+        with pytest.raises(RuntimeError, match="read-only NumPy array"):
+            w()
+    assert a.tolist() == [0, 1, 2, 3]
+    t2 = nt.tensor(a)  # a copy: writable
+    t2.add_(1)
+    assert t2.tolist() == [1, 2, 3, 4]
+
+
+def test_expanded_tensor_write_keeps_torch_message():
+    for lib in (torch, nt):
+        with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+            lib.ones(1).expand(3).add_(1)

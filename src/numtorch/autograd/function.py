@@ -16,7 +16,7 @@ from .._tensor import _GRAD_KINDS, Tensor, _make
 from .grad_mode import _State, no_grad
 from .graph import Node, _edge
 
-__all__ = ["Function", "FunctionCtx", "Op", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "Op", "once_differentiable", "save_indices"]
 
 
 _new = object.__new__
@@ -234,6 +234,18 @@ class Op(Node):
 
     def backward(self, *grads):
         raise NotImplementedError(f"the derivative for '{self.name()}' is not implemented.")
+
+
+def save_indices(t, *indices):
+    """Version-check the index Tensors the node of op result ``t`` kept (as PyTorch saves a gather's or
+    embedding's index): changing one in place before backward then raises PyTorch's RuntimeError
+    instead of sending the gradient to the wrong elements. Non-Tensors in ``indices`` are skipped."""
+    node = t.grad_fn
+    if node is not None and t._rg:
+        extra = [(i._vc, i._vc[0], i, None) for i in indices if isinstance(i, Tensor)]
+        if extra:
+            node._versions = list(node._versions) + extra
+    return t
 
 
 # ------------------------------------------------------------------------------------------------

@@ -367,7 +367,8 @@ def _boxed_copy(node):
         if len(entry) == 4:  # a saved input: (version counter, version, Tensor, input index)
             t, i = entry[2], entry[3]
             sub[id(t._data)] = t
-            args[i] = GradArray(t) if t._rg else t._data
+            if i is not None:  # None: an index Tensor (``save_indices``), a constant
+                args[i] = GradArray(t) if t._rg else t._data
         else:  # a saved output's array: a Tensor whose grad_fn is the node itself
             vc, _, arr = entry
             out = _make(arr, True)
