@@ -214,3 +214,56 @@ def test_expanded_tensor_write_keeps_torch_message():
     for lib in (torch, nt):
         with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
             lib.ones(1).expand(3).add_(1)
+
+
+# ------------------------------------------------------------------------------------------------
+# 11. no silently wrong results; PyTorch's exception types; valid calls accepted
+# ------------------------------------------------------------------------------------------------
+_CASES = {
+    "add_alpha2_uint8": lambda L: L.add(L.tensor([2., 0.]), L.tensor([253, 200], dtype=L.uint8), alpha=2),
+    "add_alpha-1_uint8": lambda L: L.add(L.tensor([2., 0.]), L.tensor([253, 200], dtype=L.uint8), alpha=-1),
+    "add_int_float_alpha": lambda L: L.add(L.ones(2, dtype=L.int64), 2, alpha=0.5),
+    "add_scalar_alpha": lambda L: L.add(L.ones(2), 2, alpha=3),
+    "sub_int_scalar_alpha": lambda L: L.sub(L.ones(2, dtype=L.int64), 2, alpha=3),
+    "flatten_0d_bad_dim": lambda L: L.flatten(L.ones(()), -2),
+    "sub_alpha2_uint8": lambda L: L.sub(L.tensor([2., 0.]), L.tensor([253, 200], dtype=L.uint8), alpha=2),
+    "index_add_float_into_int": lambda L: L.index_add(L.zeros(3, dtype=L.int64), 0, L.tensor([0, 1]),
+                                                      L.tensor([1.5, 2.5])),
+    "index_copy_float_into_uint8": lambda L: L.index_copy(L.zeros(3, dtype=L.uint8), 0, L.tensor([0, 1]),
+                                                          L.tensor([1.5, 2.5])),
+    "scatter_add_float_into_uint8": lambda L: L.scatter_add(L.zeros(3, dtype=L.uint8), 0, L.tensor([0, 1]),
+                                                            L.tensor([1.5, 2.5])),
+    "scatter_float_into_int": lambda L: L.scatter(L.zeros(3, dtype=L.int64), 0, L.tensor([0, 1]),
+                                                  L.tensor([1.5, 2.5])),
+    "pad_negative_past_size": lambda L: L.nn.functional.pad(L.ones(2, 3), (-2, -2)),
+    "logsumexp_dim_None": lambda L: L.logsumexp(L.ones(2, 3), dim=None),
+    "norm_inf_empty": lambda L: L.norm(L.ones(0), float("inf")),
+    "vector_norm_-inf_empty_dim": lambda L: L.linalg.vector_norm(L.ones(2, 0), float("-inf"), dim=1),
+    "vector_norm_inf_nonempty_dim": lambda L: L.linalg.vector_norm(L.ones(0, 2), float("inf"), dim=1),
+    "mse_loss_int": lambda L: L.nn.functional.mse_loss(L.ones(3, dtype=L.int64), L.ones(3, dtype=L.int64)),
+    "batch_norm_int": lambda L: L.nn.functional.batch_norm(L.ones(2, 3, dtype=L.int64), L.zeros(3), L.ones(3)),
+    "flatten_float_dim": lambda L: L.flatten(L.ones(2, 3), 1.5),
+    "interpolate_size_0": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 4), size=0),
+    "interpolate_size_0_2d": lambda L: L.nn.functional.interpolate(L.ones(1, 1, 4, 4), size=(0, 2)),
+    "transpose_float_dim": lambda L: L.ones(2, 3).transpose(0, 1.5),
+    "squeeze_float_dim": lambda L: L.ones(2, 1).squeeze(1.5),
+    "split_float_dim": lambda L: L.split(L.ones(2, 3), 1, 1.5),
+    "transpose_str_dim": lambda L: L.ones(2, 3).transpose(0, "a"),
+    "movedim": lambda L: L.movedim(L.ones(2, 3, 4), (0, 1), (2, 0)),
+    "transpose_0d": lambda L: L.ones(()).transpose(0, -1),
+    "flip_0d": lambda L: L.flip(L.ones(()), (-1,)),
+    "flip_0d_bad_dim": lambda L: L.flip(L.ones(()), (1,)),
+    "linear_empty": lambda L: L.nn.functional.linear(L.ones(0, 3), L.ones(4, 3)),
+    "gather_empty": lambda L: L.gather(L.ones(0, 3), 1, L.ones(0, 3, dtype=L.int64)),
+    "softmax_uint8_dtype": lambda L: L.softmax(L.tensor([1, 2], dtype=L.uint8), 0, dtype=L.float32),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CASES))
+def test_edge_and_invalid_calls_match_torch(name):
+    _same(_CASES[name])
+
+
+def test_add_alpha_scales_in_result_dtype():
+    r = nt.add(nt.tensor([2., 0.]), nt.tensor([253, 200], dtype=nt.uint8), alpha=2)
+    assert r.tolist() == [508, 400] and r.dtype is nt.float32

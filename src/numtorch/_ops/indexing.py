@@ -433,7 +433,13 @@ def _check_source(input, dim, idx, source, what):
     if (s.shape[dim] if s.ndim else 1) != len(idx):
         raise RuntimeError(f"{what}(): Number of indices ({len(idx)}) should be equal to source.size(dim): "
                            f"({s.shape[dim] if s.ndim else 1}), for dim: {dim}")
-    return cast(source, input.dtype) if s.dtype != a.dtype else source
+    if s.dtype != a.dtype:  # PyTorch casts nothing here
+        sn, an = input.dtype._aten_name, source.dtype._aten_name
+        if what == "index_add_":
+            raise RuntimeError(f"index_add_(): self ({sn}) and source ({an}) must have the same scalar type")
+        raise RuntimeError(f"{what}(): self and source expected to have the same dtype, but got (self) {sn} and "
+                           f"(source) {an}")
+    return source
 
 
 class IndexAddBackward0(Op):

@@ -643,6 +643,8 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 
     Integer inputs promote to the default float dtype. ``dim`` is an int or tuple.
     """
+    if dim is None:
+        raise TypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType")
     if input._data.dtype.kind in "biu":
         input = cast(input, _dtype.get_default_dtype())
     axes = _axes(dim, input._data.ndim, "logsumexp")
@@ -659,6 +661,9 @@ class LinalgVectorNormBackward0(Op):
 
     def forward(self, a, ord, axes, keepdim):
         self.shape, self.axes, self.keepdim, self.ord = a.shape, axes, keepdim, ord
+        if ord in (np.inf, -np.inf) and 0 in (a.shape if axes is None else [a.shape[i] for i in axes]):
+            raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
+                               "operation does not have an identity")
         x = np.abs(a)
         kw = dict(axis=axes, keepdims=keepdim)
         if ord == 2:

@@ -253,7 +253,7 @@ def _scatter(input, dim, index, src, reduce, include_self, what):
         if src._data.ndim != input._data.ndim:
             raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
         if src._data.dtype != input._data.dtype:
-            src = cast(src, input.dtype)
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     op = _SCATTER_OPS[what] if isinstance(src, Tensor) else ScatterBackward1
     return save_indices(op.apply(input, src, dim=dim, idx=idx, reduce=reduce, include_self=include_self), index)
 
