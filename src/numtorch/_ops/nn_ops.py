@@ -418,9 +418,9 @@ def _softmax_prep(input, dim, dtype, kernel):
     if dtype is not None:
         from ._cast import cast
         input = cast(input, dtype)
+    d = wrap_dim(dim, input._data.ndim)  # first, as PyTorch: TypeError for a float or str dim, IndexError
     if input._data.dtype.kind not in "fV":
         raise NotImplementedError(f'"{kernel}" not implemented for \'{from_np(input._data.dtype)._aten_name}\'')
-    d = wrap_dim(int(dim), input._data.ndim)
     return input, d
 
 
