@@ -8,6 +8,7 @@ so this file stays a plain data structure that every op module can import.
 from __future__ import annotations
 
 import copy
+import operator
 import warnings
 
 import numpy as np
@@ -335,8 +336,18 @@ def _make(data, requires_grad=False, cls=Tensor, into=None):
     return t
 
 
+def _dim_index(dim):
+    try:
+        return operator.index(dim)
+    except TypeError:
+        raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}") from None
+
+
 def _wrap_dim(dim, ndim):
-    """Normalize a possibly negative ``dim``; IndexError in PyTorch's words when out of range."""
+    """Normalize a possibly negative ``dim``; IndexError in PyTorch's words when out of range,
+    TypeError for a dim that is not an integer (a float, str, None...)."""
+    if type(dim) is not int:
+        dim = _dim_index(dim)
     lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
     if not lo <= dim <= hi:
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")

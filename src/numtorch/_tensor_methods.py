@@ -74,9 +74,9 @@ for _name in ("lgamma", "digamma", "erfc", "logit", "xlogy", "polygamma", "i0", 
 
 # ---- reductions ---------------------------------------------------------------------------------
 _bind(reduction, """sum mean nansum nanmean var std prod max min amax amin aminmax argmax argmin logsumexp
-         norm all any count_nonzero median""")
+         norm all any count_nonzero""")
 _bind(_cum, "cumsum cumprod cumsum_ cumprod_ cummax cummin logcumsumexp")
-_bind(_stats, "quantile nanquantile nanmedian mode histc")
+_bind(_stats, "median quantile nanquantile nanmedian mode histc")
 _bind(_calc, "diff")
 
 # ---- linear algebra -----------------------------------------------------------------------------

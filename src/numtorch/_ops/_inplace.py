@@ -12,7 +12,7 @@ from .._tensor import Tensor, _make
 from ..autograd.function import Op, rebase_view
 from ..autograd.grad_mode import _State, no_grad
 from ._cast import _can_cast, cast
-from ._util import _bshape, bump, check_inplace, to_tensor, unbroadcast
+from ._util import _bshape, bump, check_inplace, check_writable, to_tensor, unbroadcast
 
 __all__ = ["inplace", "inplace_fn", "copy_", "fill_", "zero_"]
 
@@ -95,9 +95,7 @@ def _fast_inplace(self, fn, other) -> bool:
 
 
 def _store(self, res):
-    if not self._data.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                           "single memory location. Please clone() the tensor before performing the operation.")
+    check_writable(self._data)
     if not _can_cast(res._data.dtype, self._data.dtype):
         raise RuntimeError(f"result type {res.dtype._aten_name} can't be cast to the desired output "
                            f"type {self.dtype._aten_name}")

@@ -162,9 +162,26 @@ def dims_arg(dim, ndim):
 
 
 def check_inplace(t: Tensor):
-    """PyTorch's refusal of in-place ops on a leaf that requires grad (outside no_grad)."""
+    """PyTorch's refusal of in-place ops on a leaf that requires grad (outside no_grad), and
+    ``check_writable``'s."""
     if t._rg and t.grad_fn is None and _State.enabled:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if not t._data.flags.writeable:
+        check_writable(t._data)
+
+
+def check_writable(a: np.ndarray):
+    """RuntimeError before a write into read-only memory: an expanded tensor (PyTorch's message), or
+    one sharing a read-only NumPy array's memory (PyTorch writes there, undefined behaviour, after
+    warning at ``from_numpy``; NumPy cannot)."""
+    if a.flags.writeable:
+        return
+    if 0 in a.strides:
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    raise RuntimeError("numtorch cannot write into this tensor: it shares memory with a read-only NumPy array "
+                       "(see the warning given when it was converted). Please clone() the tensor before "
+                       "performing the operation.")
 
 
 def bump(t: Tensor):

@@ -96,6 +96,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     bools bool; NumPy arrays keep their dtype. RuntimeError for ``requires_grad`` on a non-float dtype.
     """
     _check_device(device)
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                      "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
     d = _dtype.from_np(np.dtype(dtype.np if isinstance(dtype, _dtype.dtype) else dtype)) if dtype is not None \
         else _infer_dtype(data)
     t = _make(_to_array(data, d.np))
@@ -130,6 +134,11 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
         raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative strides "
                          "are not currently supported. (You can probably work around this by making a copy of your "
                          "array  with array.copy().) ")
+    if not ndarray.flags.writeable:
+        warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+                      "This means writing to this tensor will result in undefined behavior. You may want to copy "
+                      "the array to protect its data or make it writable before converting it to a tensor. This "
+                      "type of warning will be suppressed for the rest of this program.", UserWarning, stacklevel=2)
     return _make(ndarray)
 
 

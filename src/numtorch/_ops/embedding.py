@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _backend, _dtype
 from .._tensor import Tensor
-from ..autograd.function import Op
+from ..autograd.function import Op, save_indices
 from ..autograd.grad_mode import _State, no_grad
 from ._util import bump
 
@@ -91,7 +91,8 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
     if idx.size and (idx.min() < 0 or idx.max() >= v):
         raise IndexError("index out of range in self")
     pad = None if padding_idx is None or padding_idx < 0 else int(padding_idx)
-    return EmbeddingBackward0.apply(weight, indices=idx, padding_idx=pad, scale_grad_by_freq=bool(scale_grad_by_freq))
+    return save_indices(EmbeddingBackward0.apply(weight, indices=idx, padding_idx=pad,
+                                                 scale_grad_by_freq=bool(scale_grad_by_freq)), indices)
 
 
 def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:

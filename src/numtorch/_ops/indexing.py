@@ -16,12 +16,12 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
-from ..autograd.function import Op, linear_backward
+from ..autograd.function import Op, linear_backward, save_indices
 from ..autograd.grad_mode import _State
 from ._cast import cast
 from ._inplace import inplace, inplace_fn
 from ._out import _out
-from ._util import bump, to_tensor, unbroadcast
+from ._util import bump, check_writable, to_tensor, unbroadcast
 from .scatter import _add_rows_along, _bcast, _index_add_rows, _wrap_neg
 from .slicing import SelectBackward0
 
@@ -288,7 +288,7 @@ def getitem(self: Tensor, idx) -> Tensor:
         return SelectBackward0.apply(self, dim=0, index=idx)  # fast path for x[i]: select(x, 0, i)
     key = _parse(self._data.shape, idx)
     if key.dims:
-        return IndexBackward0.apply(self, key=key)
+        return save_indices(IndexBackward0.apply(self, key=key), *(idx if type(idx) is tuple else (idx,)))
     return _BasicIndex.apply(self, key=key.basic, name=key.name)
 
 
@@ -338,6 +338,7 @@ def _value_for(self, value):
 
 def _put(self, key, value, acc=False):
     """Write ``value`` at ``key`` into ``self`` in place; recorded for autograd when needed."""
+    check_writable(self._data)
     value = _value_for(self, value)
     vt = isinstance(value, Tensor)
     if not (_State.enabled and (self._rg or (vt and value._rg))):
@@ -385,7 +386,7 @@ def index_put(input: Tensor, indices, values, accumulate=False) -> Tensor:
     values = to_tensor(values) if not isinstance(values, _SCALARS) else values
     if isinstance(values, Tensor) and values._data.dtype != input._data.dtype:
         values = cast(values, input.dtype)
-    return IndexPutBackward0.apply(input, values, key=key, acc=bool(accumulate))
+    return save_indices(IndexPutBackward0.apply(input, values, key=key, acc=bool(accumulate)), *indices)
 
 
 def index_put_(self: Tensor, indices, values, accumulate=False) -> Tensor:
@@ -431,7 +432,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     IndexError for a non-vector or out-of-range index; RuntimeError for a non-integer index.
     """
     dim, idx = _vec_index(input, dim, index, "index_select")
-    return _out(IndexSelectBackward0.apply(input, dim=dim, idx=idx), out)
+    return _out(save_indices(IndexSelectBackward0.apply(input, dim=dim, idx=idx), index), out)
 
 
 def _check_source(input, dim, idx, source, what):
@@ -442,7 +443,13 @@ def _check_source(input, dim, idx, source, what):
     if (s.shape[dim] if s.ndim else 1) != len(idx):
         raise RuntimeError(f"{what}(): Number of indices ({len(idx)}) should be equal to source.size(dim): "
                            f"({s.shape[dim] if s.ndim else 1}), for dim: {dim}")
-    return cast(source, input.dtype) if s.dtype != a.dtype else source
+    if s.dtype != a.dtype:  # PyTorch casts nothing here
+        sn, an = input.dtype._aten_name, source.dtype._aten_name
+        if what == "index_add_":
+            raise RuntimeError(f"index_add_(): self ({sn}) and source ({an}) must have the same scalar type")
+        raise RuntimeError(f"{what}(): self and source expected to have the same dtype, but got (self) {sn} and "
+                           f"(source) {an}")
+    return source
 
 
 class IndexAddBackward0(Op):
@@ -476,7 +483,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     """
     dim, idx = _vec_index(input, dim, index, "index_add")
     source = _check_source(input, dim, idx, source, "index_add_")
-    return IndexAddBackward0.apply(input, source, dim=dim, idx=idx, alpha=alpha)
+    return save_indices(IndexAddBackward0.apply(input, source, dim=dim, idx=idx, alpha=alpha), index)
 
 
 class IndexCopyBackward0(Op):
@@ -514,7 +521,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     """``out[..., index[i], ...] = source[..., i, ...]`` on a copy of input (``torch.index_copy``)."""
     dim, idx = _vec_index(input, dim, index, "index_copy")
     source = _check_source(input, dim, idx, source, "index_copy_")
-    return IndexCopyBackward0.apply(input, source, dim=dim, idx=idx)
+    return save_indices(IndexCopyBackward0.apply(input, source, dim=dim, idx=idx), index)
 
 
 def _fill_value(value, input, fname):
@@ -532,7 +539,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """``out[..., index, ...] = value`` on a copy (``torch.index_fill``); value a number or 0-d tensor."""
     dim, idx = _vec_index(input, dim, index, "index_fill")
     value = _fill_value(value, input, "index_fill_")
-    return IndexCopyBackward0.apply(input, value, dim=dim, idx=idx, fill=True)
+    return save_indices(IndexCopyBackward0.apply(input, value, dim=dim, idx=idx, fill=True), index)
 
 
 # ------------------------------------------------------------------------------------------------

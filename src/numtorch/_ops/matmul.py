@@ -131,6 +131,7 @@ class _Matmul(Op):
     """``a @ b`` on ndarrays; the subclasses only differ in the node name PyTorch shows."""
 
     _saves = (0, 1)
+    _saves_for = {0: (1,), 1: (0,)}
 
     def forward(self, a, b):
         self.saved = (a, b)
@@ -318,6 +319,7 @@ def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 # ------------------------------------------------------------------------------------------------
 class _AddMatmul(Op):
     _saves = (1, 2)
+    _saves_for = {1: (2,), 2: (1,)}
 
     def forward(self, c, a, b, beta=1, alpha=1):
         self.saved = (a, b)
@@ -452,6 +454,7 @@ class OuterProduct(Op):
 
     _saves = (0, 1)
     _node_name = "MulBackward0"
+    _saves_for = {0: (1,), 1: (0,)}
 
     def forward(self, a, b):
         self.saved = (a, b)
@@ -711,6 +714,7 @@ class KronBackward0(Op):
 
     _saves = (0, 1)
     _graph_recompute = True
+    _saves_for = {0: (1,), 1: (0,)}
 
     def forward(self, a, b):
         n = max(a.ndim, b.ndim)

@@ -444,9 +444,9 @@ class LogSoftmaxBackward0(SoftmaxBackward0):
 def _softmax_prep(input, dim, dtype, kernel):
     if dtype is not None:
         input = cast(input, dtype)
+    d = wrap_dim(dim, input._data.ndim)  # first, as PyTorch: TypeError for a float or str dim, IndexError
     if input._data.dtype.kind not in "fV":
         raise NotImplementedError(f'"{kernel}" not implemented for \'{from_np(input._data.dtype)._aten_name}\'')
-    d = wrap_dim(int(dim), input._data.ndim)
     return input, d
 
 
@@ -473,6 +473,7 @@ class LinearAddmm(Op):
 
     _saves = (0, 1)
     _node_name = "AddmmBackward0"  # PyTorch's F.linear node, shared with torch.addmm's
+    _saves_for = {0: (1,), 1: (0,)}
 
     def forward(self, x, w, b=None):
         x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])

@@ -321,6 +321,8 @@ def batch_norm(input: Tensor, weight, bias, running_mean, running_var, training:
     x = input._data
     if x.ndim < 2:
         raise ValueError(f"expected 2D or 3D input (got {x.ndim}D input)")
+    if x.dtype.kind not in "fcV":
+        raise NotImplementedError(f'"batch_norm" not implemented for \'{input.dtype._aten_name}\'')
     c = x.shape[1]
     for name, p in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
         if p is not None and p._data.size != c:

@@ -77,6 +77,7 @@ def _conj(x):
 
 class MulBackward0(_Binary):
     _saves = (0, 1)
+    _saves_for = {0: (1,), 1: (0,)}
 
     def _f(self, a, b):
         self.saved = (a, b)
@@ -93,6 +94,7 @@ class MulBackward0(_Binary):
 
 class DivBackward0(_Binary):
     _saves = (0, 1)
+    _saves_for = {0: (1,)}
 
     def _f(self, a, b):
         self.saved = (a, b)
@@ -177,10 +179,22 @@ def _binary(op, a, b):
     return op.apply(a, b)
 
 
+def _scaled(input, other, alpha):
+    """``alpha * other`` for add/sub, computed in the dtype of the result (Python numbers stay exact)."""
+    if isinstance(alpha, float) and all(x._data.dtype.kind in "biu" if isinstance(x, Tensor) else
+                                        not isinstance(x, (float, complex)) for x in (input, other)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if not isinstance(other, Tensor):
+        return other * alpha
+    if isinstance(input, Tensor):
+        input, other = prep2(input, other)
+    return mul(other, alpha)
+
+
 def add(input, other, *, alpha=1, out=None):
     """``input + alpha * other`` with broadcasting and type promotion (``torch.add``)."""
-    if alpha != 1:
-        other = mul(other, alpha)
+    if alpha != 1:  # scale in the result dtype: uint8 * 2 must not wrap before a float input is added
+        other = _scaled(input, other, alpha)
     r = AddBackward0.apply(*prep2(input, other))
     return r if out is None else _out(r, out)
 
@@ -196,7 +210,7 @@ def sub(input, other, *, alpha=1, out=None):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
                            "to invert a mask, use the `~` or `logical_not()` operator instead.")
     if alpha != 1:
-        other = mul(other, alpha)
+        other = _scaled(input, other, alpha)
     r = SubBackward0.apply(*prep2(input, other))
     return r if out is None else _out(r, out)
 

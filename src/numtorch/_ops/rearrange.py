@@ -256,7 +256,8 @@ class FlipBackward0(Op):
 def flip(input: Tensor, dims) -> Tensor:
     """A copy with the order of elements reversed along ``dims`` (``torch.flip``)."""
     dims = _ints((dims,), "flip", "dims")
-    return FlipBackward0.apply(input, dims=dims_arg(dims, input._data.ndim) or ())
+    dims = dims_arg(dims, input._data.ndim) or ()
+    return FlipBackward0.apply(input, dims=dims if input._data.ndim else ())
 
 
 def fliplr(input: Tensor) -> Tensor:

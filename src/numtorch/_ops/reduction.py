@@ -1,12 +1,12 @@
 """Reductions: sums and means, variance, products, extremes and their indices, log-sum-exp,
-norms, logical all/any, counts and medians; the ``return_types`` registry of named result tuples.
+norms, logical all/any and counts; the ``return_types`` registry of named result tuples.
 
 Each differentiable reduction is an ``Op`` named after PyTorch's backward node, with a vectorized
 backward that broadcasts the reduced gradient back over the reduced axes (``_expand``). ``dim``
 arguments accept an int, a tuple/list of ints or None, negative values included; ``dim=()`` means
 "all dims" as in PyTorch. NumPy's ``axis=``/``keepdims=`` spellings are accepted wherever PyTorch's
 argument parser accepts them (every function here except ``norm``). Scans (``cumsum``...) live in
-``cumulative.py``; quantiles, NaN-aware medians and modes in ``statistics.py``.
+``cumulative.py``; medians, quantiles and modes in ``statistics.py``.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from ._out import _out
 from .pointwise import div, maximum, minimum
 
 __all__ = """sum mean nansum nanmean var std var_mean std_mean prod max min amax amin aminmax argmax argmin
-logsumexp norm all any count_nonzero median return_types""".split()
+logsumexp norm all any count_nonzero return_types""".split()
 
 
 def _tname(a: np.ndarray) -> str:
@@ -403,18 +403,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 # ------------------------------------------------------------------------------------------------
-# max, min, amax, amin, median (values): gradient shared evenly among ties
+# max, min, amax, amin (values): gradient shared evenly among ties
 # ------------------------------------------------------------------------------------------------
-def _lower_median(a, axis=None, keepdims=False):
-    flat = a.reshape(-1)
-    if flat.size == 0:
-        return np.asarray(np.nan, a.dtype)
-    if a.dtype.kind in "fV" and np.isnan(flat).any():
-        return np.asarray(np.nan, a.dtype)
-    k = (flat.size - 1) // 2
-    return np.partition(flat, k)[k]
-
-
 class AmaxBackward0(Op):
     """The extreme value over ``axes``; backward splits the gradient evenly among the elements equal
     to it, as PyTorch does. For a NaN result ``amax``/``amin`` give NaN gradients over the slice,
@@ -457,13 +447,6 @@ class MinBackward1(AminBackward0):
     _nan_aware = True
 
 
-class MedianBackward0(AmaxBackward0):
-    """``median()`` of every element: the lower of the two middle values."""
-
-    _fn = staticmethod(_lower_median)
-    _nan_aware = True
-
-
 def _extreme(op, name, input, axes, keepdim):
     a = input._data
     _nonempty(a, axes, name)
@@ -499,7 +482,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 
 # ------------------------------------------------------------------------------------------------
-# max/min/median with dim: (values, indices); gradient goes to the selected index
+# max/min with dim: (values, indices); gradient goes to the selected index
 # ------------------------------------------------------------------------------------------------
 class MaxBackward0(Op):
     """Value and index along one axis; backward scatters the gradient to the selected indices."""
@@ -540,21 +523,6 @@ class MinBackward0(MaxBackward0):
         return np.argmin(a, axis=axis, keepdims=True)
 
 
-class MedianBackward1(MaxBackward0):
-    @staticmethod
-    def _index(a, axis):
-        # lower median; among ties, the stable-sort position (PyTorch's pick depends on its
-        # selection algorithm and agrees in common cases)
-        k = (a.shape[axis] - 1) // 2
-        idx = np.take(np.argsort(a, axis=axis, kind="stable"), [k], axis=axis)
-        if a.dtype.kind in "fV":
-            nan = np.isnan(a)
-            has = nan.any(axis=axis, keepdims=True)
-            if has.any():  # a NaN anywhere in the slice makes the median NaN, at the first NaN
-                idx = np.where(has, np.argmax(nan, axis=axis, keepdims=True), idx)
-        return idx
-
-
 def _with_dim(op, rtype, name, input, dim, keepdim):
     a = input._data
     axis = _dim1(dim, a.ndim, name)
@@ -587,18 +555,6 @@ def max(input, dim=None, keepdim=False, *, other=None, out=None):
 def min(input, dim=None, keepdim=False, *, other=None, out=None):
     """``torch.min``; the mirror of ``max``."""
     return _max_min("min", MinBackward1, MinBackward0, minimum, input, dim, keepdim, other, out)
-
-
-@_np_aliases
-def median(input, dim=None, keepdim=False):
-    """``torch.median``: without ``dim`` the lower median of all elements (NaN if any is NaN);
-    with ``dim``, ``return_types.median(values, indices)`` along it."""
-    if input._data.dtype.kind == "b":
-        raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
-    if dim is None:
-        a = input._data
-        return _extreme(MedianBackward0, "median", input, None, False) if a.size else _make(_lower_median(a))
-    return _with_dim(MedianBackward1, return_types.median, "median", input, dim, keepdim)
 
 
 def _arg(fn, name, input, dim, keepdim):
@@ -661,6 +617,8 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 
     Integer inputs promote to the default float dtype. ``dim`` is an int or tuple.
     """
+    if dim is None:
+        raise TypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType")
     if input._data.dtype.kind in "biu":
         input = cast(input, _dtype.get_default_dtype())
     axes = _axes(dim, input._data.ndim, "logsumexp")
@@ -677,6 +635,9 @@ class LinalgVectorNormBackward0(Op):
 
     def forward(self, a, ord, axes, keepdim):
         self.shape, self.axes, self.keepdim, self.ord = a.shape, axes, keepdim, ord
+        if ord in (np.inf, -np.inf) and 0 in (a.shape if axes is None else [a.shape[i] for i in axes]):
+            raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
+                               "operation does not have an identity")
         x = np.abs(a)
         kw = dict(axis=axes, keepdims=keepdim)
         if ord == 2:

@@ -159,6 +159,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             scales = (None,) * nd
     else:
         raise ValueError("either size or scale_factor should be defined")
+    if any(o <= 0 for o in out_sp) or any(s <= 0 for s in x.shape[2:]):
+        names = "DHW"[3 - nd:] if nd <= 3 else [f"d{i}" for i in range(nd)]
+        ins = ", ".join(f"{n}: {s}" for n, s in zip(names, x.shape[2:]))
+        outs = ", ".join(f"{n}: {s}" for n, s in zip(names, out_sp))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}) and output ({outs})")
     if antialias:
         raise NotImplementedError("numtorch: interpolate(antialias=True) is not implemented")
     if mode == "area":

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
-from ..autograd.function import Op, linear_backward
+from ..autograd.function import Op, linear_backward, save_indices
 from ._cast import cast
 from ._inplace import inplace_fn
 from ._out import _out
@@ -154,7 +154,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad=False, out=Non
     shape. RuntimeError for a wrong dtype/ndim/size or an out-of-range index.
     """
     dim, idx = _gather_args(input, dim, index, "gather")
-    return _out(GatherBackward0.apply(input, dim=dim, idx=idx), out)
+    return _out(save_indices(GatherBackward0.apply(input, dim=dim, idx=idx), index), out)
 
 
 class ScatterBackward0(Op):
@@ -288,9 +288,9 @@ def _scatter(input, dim, index, src, reduce, include_self, what):
         if src._data.ndim != input._data.ndim:
             raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
         if src._data.dtype != input._data.dtype:
-            src = cast(src, input.dtype)
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     op = _SCATTER_OPS[what] if isinstance(src, Tensor) else ScatterBackward1
-    return op.apply(input, src, dim=dim, idx=idx, reduce=reduce, include_self=include_self)
+    return save_indices(op.apply(input, src, dim=dim, idx=idx, reduce=reduce, include_self=include_self), index)
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
@@ -348,7 +348,7 @@ class TakeBackward0(Op):
 
 def take(input: Tensor, index: Tensor) -> Tensor:
     """``input.flatten()[index]`` with ``index``'s shape (``torch.take``); IndexError when out of range."""
-    return TakeBackward0.apply(input, idx=_index_arr(index, "take"))
+    return save_indices(TakeBackward0.apply(input, idx=_index_arr(index, "take")), index)
 
 
 class TakeAlongDimBackward0(Op):
@@ -374,7 +374,8 @@ class TakeAlongDimBackward0(Op):
 def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Tensor:
     """Values of ``input`` at ``indices`` along ``dim``, broadcasting the other dims
     (``torch.take_along_dim``, like ``np.take_along_axis``); the flattened input when ``dim`` is None."""
-    idx = _index_arr(indices, "take_along_dim")
+    # a copy: PyTorch's backward reads its own broadcast copy, so changing ``indices`` later is fine there
+    idx = np.array(_index_arr(indices, "take_along_dim"))
     if dim is None:
         _check_bounds(idx, input._data.size, 0, IndexError)
     else:

@@ -167,10 +167,13 @@ def flatten(input: Tensor, start_dim=0, end_dim=-1) -> Tensor:
 
     Returns ``input`` itself when ``start_dim == end_dim``; a view when possible, else a copy.
     """
+    for i, (name, v) in enumerate((("start_dim", start_dim), ("end_dim", end_dim))):
+        if not isinstance(v, int):
+            raise TypeError(f"flatten(): argument '{name}' (position {i + 2}) must be int, not {type(v).__name__}")
     nd = input._data.ndim
+    s, e = wrap_dim(start_dim, nd), wrap_dim(end_dim, nd)
     if nd == 0:
         return reshape(input, (1,))
-    s, e = wrap_dim(start_dim, nd), wrap_dim(end_dim, nd)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -257,7 +260,10 @@ def permute(input: Tensor, dims) -> Tensor:
 def transpose(input: Tensor, dim0, dim1) -> Tensor:
     """The view with dims ``dim0`` and ``dim1`` swapped (``torch.transpose``); IndexError for a bad dim."""
     nd = input._data.ndim
-    return TransposeBackward0.apply(input, d0=wrap_dim(dim0, nd), d1=wrap_dim(dim1, nd))
+    d0, d1 = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
+    if nd == 0:  # dims 0 / -1 of a 0-d tensor: itself, as a view
+        return reshape(input, ())
+    return TransposeBackward0.apply(input, d0=d0, d1=d1)
 
 
 swapaxes = swapdims = transpose

@@ -14,13 +14,61 @@ import numpy as np
 from .._tensor import Tensor, _make
 from ._util import wrap_dim
 from .pointwise import _out, lerp
-from .reduction import AmaxBackward0, MaxBackward0, _extreme, _return_type, _tname, _with_dim, return_types
+from .reduction import (AmaxBackward0, MaxBackward0, _extreme, _np_aliases, _return_type, _tname, _with_dim,
+                        return_types)
 from .scatter import gather
 from .sorting import sort
 
-__all__ = ["quantile", "nanquantile", "nanmedian", "mode", "histc"]
+__all__ = ["median", "quantile", "nanquantile", "nanmedian", "mode", "histc"]
 
 _return_type("nanmedian", "values indices")
+
+
+# ------------------------------------------------------------------------------------------------
+# median: the lower of the two middle values (NaN if any is NaN)
+# ------------------------------------------------------------------------------------------------
+def _lower_median(a, axis=None, keepdims=False):
+    flat = a.reshape(-1)
+    if flat.size == 0:
+        return np.asarray(np.nan, a.dtype)
+    if a.dtype.kind in "fV" and np.isnan(flat).any():
+        return np.asarray(np.nan, a.dtype)
+    k = (flat.size - 1) // 2
+    return np.partition(flat, k)[k]
+
+
+class MedianBackward0(AmaxBackward0):
+    """``median()`` of every element: the lower of the two middle values."""
+
+    _fn = staticmethod(_lower_median)
+    _nan_aware = True
+
+
+class MedianBackward1(MaxBackward0):
+    @staticmethod
+    def _index(a, axis):
+        # lower median; among ties, the stable-sort position (PyTorch's pick depends on its
+        # selection algorithm and agrees in common cases)
+        k = (a.shape[axis] - 1) // 2
+        idx = np.take(np.argsort(a, axis=axis, kind="stable"), [k], axis=axis)
+        if a.dtype.kind in "fV":
+            nan = np.isnan(a)
+            has = nan.any(axis=axis, keepdims=True)
+            if has.any():  # a NaN anywhere in the slice makes the median NaN, at the first NaN
+                idx = np.where(has, np.argmax(nan, axis=axis, keepdims=True), idx)
+        return idx
+
+
+@_np_aliases
+def median(input, dim=None, keepdim=False):
+    """``torch.median``: without ``dim`` the lower median of all elements (NaN if any is NaN);
+    with ``dim``, ``return_types.median(values, indices)`` along it."""
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+    if dim is None:
+        a = input._data
+        return _extreme(MedianBackward0, "median", input, None, False) if a.size else _make(_lower_median(a))
+    return _with_dim(MedianBackward1, return_types.median, "median", input, dim, keepdim)
 _return_type("mode", "values indices")
 
 

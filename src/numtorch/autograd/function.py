@@ -18,7 +18,7 @@ from .._tensor import _GRAD_KINDS, Tensor, _make
 from .grad_mode import _State, no_grad
 from .graph import Node, _edge
 
-__all__ = ["Function", "FunctionCtx", "Op", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "Op", "once_differentiable", "save_indices"]
 
 
 _new = object.__new__
@@ -54,6 +54,26 @@ def _check_not_inference(versions):
                                "`torch.no_grad()` instead of `torch.inference_mode()`.")
 
 
+class Unsaved(np.ndarray):
+    """Stands in for an input array an Op did not keep (see ``Op._saves_for``): same shape and dtype,
+    no memory (zero strides over a shared zero buffer, read-only), so a backward may still read
+    ``.shape``/``.dtype`` of it; its values are never used."""
+
+
+_ZEROS = bytes(64)
+_UNSAVED = {}  # (shape, dtype) -> its stand-in; they hold no memory, so the cache only needs a bound
+
+
+def _unsaved(a):
+    key = (a.shape, a.dtype)
+    u = _UNSAVED.get(key)
+    if u is None:
+        if len(_UNSAVED) > 4096:
+            _UNSAVED.clear()
+        u = _UNSAVED[key] = Unsaved(a.shape, a.dtype, buffer=_ZEROS, strides=(0,) * a.ndim)
+    return u
+
+
 class Op(Node):
     """A built-in differentiable op on ndarrays.
 
@@ -61,18 +81,24 @@ class Op(Node):
     backward needs in ``self.saved`` (freed after backward) and other attributes. ``backward(self,
     *grads)`` returns one gradient per positional input (``None`` for inputs that need none).
     Class attributes: ``_saves`` (input indices and/or ``"out"`` that backward reads, checked for
-    in-place modification), ``_view`` (output shares memory and version counter with input 0),
-    ``_nondiff_outputs`` (output indices that never require grad, e.g. argmax indices).
+    in-place modification), ``_saves_for`` (``{saved input index: indices of the inputs whose
+    gradients read it}``; a saved input whose readers all need no gradient is neither kept nor
+    version-checked, as in PyTorch: ``Mul`` saves ``b`` only for ``a``'s gradient), ``_view``
+    (output shares memory and version counter with input 0), ``_nondiff_outputs`` (output indices
+    that never require grad, e.g. argmax indices).
     """
 
     _view = False
     _nondiff_outputs = ()
+    _saves_for = None
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
         # split ``_saves`` once per class so ``apply`` does no parsing per call
         cls._save_in = tuple(i for i in cls._saves if i != "out")
         cls._save_out = "out" in cls._saves
+        if cls._saves_for is not None:
+            cls._save_rules = tuple((i, cls._saves_for.get(i)) for i in cls._save_in)
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -116,8 +142,11 @@ class Op(Node):
             self._edges = [((a.grad_fn, a._output_nr) if a.grad_fn is not None else (a, 0))  # _edge, inlined
                            if isinstance(a, Tensor) and a._rg else None for a in args]
             if cls._saves:
+                save_in = cls._save_in
+                if cls._saves_for is not None and None in self._edges:
+                    save_in = self._prune_saves(arrays)
                 # the input Tensors themselves: a graph backward (create_graph) differentiates through them
-                self._versions = [(a._vc, a._vc[0], a, i) for i in cls._save_in
+                self._versions = [(a._vc, a._vc[0], a, i) for i in save_in
                                   if isinstance(a := args[i], Tensor)]
                 if cls._save_out:
                     self._versions.append((t._vc, t._vc[0], out))
@@ -150,7 +179,10 @@ class Op(Node):
             self._n_out = len(outs)
             self._out_meta = [(o._data.shape, o._data.dtype) for o in ts]
             if cls._saves:
-                self._versions = [(a._vc, a._vc[0], a, i) for i in cls._save_in
+                save_in = cls._save_in
+                if cls._saves_for is not None and None in self._edges:
+                    save_in = self._prune_saves([a._data if isinstance(a, Tensor) else a for a in args])
+                self._versions = [(a._vc, a._vc[0], a, i) for i in save_in
                                   if isinstance(a := args[i], Tensor)]
                 if _inference_made:
                     _check_not_inference(self._versions)
@@ -160,6 +192,36 @@ class Op(Node):
                     t.grad_fn = self
                     t._output_nr = i
         return tuple(ts)
+
+    def _prune_saves(self, arrays):
+        """The ``_save_in`` indices whose arrays a needed gradient reads (see ``_saves_for``); in
+        ``self.saved`` the arrays of the others become memoryless ``Unsaved`` stand-ins (by identity,
+        so an array that a kept input shares stays). Runs only when some input needs no gradient."""
+        edges = self._edges
+        keep = []
+        gone = None
+        for i, users in self._save_rules:
+            if users is not None:
+                for j in users:
+                    if edges[j] is not None:
+                        break
+                else:
+                    a = arrays[i]
+                    if type(a) is np.ndarray:
+                        if gone is None:
+                            gone = {}
+                        gone[id(a)] = _unsaved(a)
+                    continue
+            keep.append(i)
+        if gone is not None:
+            for i in keep:
+                gone.pop(id(arrays[i]), None)
+            saved = self.saved
+            if type(saved) is tuple:
+                self.saved = tuple([gone.get(id(x), x) for x in saved])
+            elif saved is not None:
+                self.saved = gone.get(id(saved), saved)
+        return keep
 
     def _run_backward(self, grads):
         if self._versions or self._freed:
@@ -174,6 +236,18 @@ class Op(Node):
 
     def backward(self, *grads):
         raise NotImplementedError(f"the derivative for '{self.name()}' is not implemented.")
+
+
+def save_indices(t, *indices):
+    """Version-check the index Tensors the node of op result ``t`` kept (as PyTorch saves a gather's or
+    embedding's index): changing one in place before backward then raises PyTorch's RuntimeError
+    instead of sending the gradient to the wrong elements. Non-Tensors in ``indices`` are skipped."""
+    node = t.grad_fn
+    if node is not None and t._rg:
+        extra = [(i._vc, i._vc[0], i, None) for i in indices if isinstance(i, Tensor)]
+        if extra:
+            node._versions = list(node._versions) + extra
+    return t
 
 
 # ------------------------------------------------------------------------------------------------

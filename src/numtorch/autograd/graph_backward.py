@@ -33,7 +33,7 @@ from .._ops import indexing as I, linalg as L, matmul as M
 from .._ops import special as SP, cumulative as CU
 from .._ops import scatter as SC
 from . import engine
-from .function import Op, _FunctionNode
+from .function import Op, Unsaved, _FunctionNode
 
 __all__ = ["GradArray", "run_node"]
 
@@ -441,7 +441,8 @@ def _boxed_copy(node):
         if len(entry) == 4:  # a saved input: (version counter, version, Tensor, input index)
             t, i = entry[2], entry[3]
             sub[id(t._data)] = t
-            args[i] = GradArray(t) if t._rg else t._data
+            if i is not None:  # None: an index Tensor (``save_indices``), a constant
+                args[i] = GradArray(t) if t._rg else t._data
         else:  # a saved output's array: a Tensor whose grad_fn is the node itself
             vc, _, arr = entry
             out = _make(arr, True)
@@ -456,7 +457,7 @@ def _boxed_copy(node):
             t = sub.get(id(v))
             if t is not None:
                 return GradArray(t) if t._rg else v
-            if v.dtype.kind in "fcV" and name not in consts and not recompute:
+            if v.dtype.kind in "fcV" and name not in consts and not recompute and type(v) is not Unsaved:
                 raise _not_supported(node, f"it saved an intermediate array ({name}) that depends on its inputs")
             return v
         if type(v) in (tuple, list):

@@ -563,6 +563,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     _size_warning(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     x, y = _pair(input, target)
+    if x._data.dtype.kind not in "fcV":
+        raise NotImplementedError(f'"mse_cpu" not implemented for \'{x.dtype._aten_name}\'')
     return _L.MseLossBackward0.apply(x, y, reduction=reduction, weight=_weight_arr(weight, input), wsum=True)
 
 
