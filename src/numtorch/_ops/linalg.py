@@ -22,6 +22,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd.function import Op, linear_backward
+from ..autograd.grad_mode import _State
 from ._util import unbroadcast, wrap_dim
 from .matmul import _aname, _cname, matmul
 
@@ -521,6 +522,8 @@ def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
     """The singular values of each matrix in ``A``, descending (``torch.linalg.svdvals``);
     gradient ``U diag(g) Vh``."""
     _check(A, "linalg.svdvals")
+    if A._rg and _State.enabled:  # as PyTorch: through the thin svd, so U and Vh are outputs a double backward can use
+        return LinalgSvdBackward0.apply(A, full=False, vectors=True)[1]
     return LinalgSvdBackward0.apply(A, full=False, vectors=False)
 
 
