@@ -409,7 +409,8 @@ def _uplo(UPLO):
 
 
 class LinalgEighBackward0(Op):
-    """``A = V diag(w) V^T``; ``dA = V (diag(gw) + (V^T gV) / E) V^T`` with ``E_ij = w_j - w_i``."""
+    """``A = V diag(w) V^T``; ``dA = sym(V (diag(gw) + (V^T gV) / E) V^T)`` with ``E_ij = w_j - w_i`` and
+    ``sym(X) = (X + X^T) / 2``, as PyTorch returns it."""
 
     _saves = ("out",)
     _graph_recompute = True  # w and V come from _graph_outputs
@@ -434,7 +435,8 @@ class LinalgEighBackward0(Op):
             eye = np.eye(n, dtype=v.dtype)
             e = w[..., None, :] - w[..., :, None] + eye  # the diagonal of V^T gV does not enter
             inner = (_mT(v) @ gv) * (1 - eye) / e + gw[..., None, :] * eye
-            return v @ inner @ _mT(v)
+            ga = v @ inner @ _mT(v)
+            return (ga + _mT(ga)) * 0.5
         if gv is None or not gv.any():  # eigenvalues only: no division by eigenvalue gaps
             inner = np.zeros(v.shape, v.dtype)
         else:
@@ -442,7 +444,8 @@ class LinalgEighBackward0(Op):
             e[..., range(n), range(n)] = np.inf  # the diagonal of V^T gV does not enter
             inner = (_mT(v) @ gv) / e
         inner[..., range(n), range(n)] = gw
-        return v @ inner @ _mT(v)
+        ga = v @ inner @ _mT(v)
+        return (ga + _mT(ga)) * 0.5  # PyTorch returns the symmetric part (A is read as symmetric)
 
 
 def eigh(A: Tensor, UPLO="L", *, out=None):
@@ -457,6 +460,8 @@ def eigvalsh(A: Tensor, UPLO="L", *, out=None) -> Tensor:
     """Eigenvalues (ascending) of each symmetric matrix in ``A`` (``torch.linalg.eigvalsh``);
     gradient ``V diag(g) V^T``."""
     _check(A, "linalg.eigvalsh", square=True)
+    if A._rg and _State.enabled:  # as PyTorch: through eigh, so the eigenvectors are outputs a double backward can use
+        return LinalgEighBackward0.apply(A, uplo=_uplo(UPLO), vectors=True)[0]
     return LinalgEighBackward0.apply(A, uplo=_uplo(UPLO), vectors=False)
 
 
