@@ -82,24 +82,25 @@ class Transform:
         return not self.__eq__(other)
 
     def __call__(self, x):
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = (x, y)
-        return y
+        return self._cached(x, forward=True)
 
     def _inv_call(self, y):
+        return self._cached(y, forward=False)
+
+    def _cached(self, value, forward):
+        """``_call(value)`` (or ``_inverse(value)``), reusing the last ``(x, y)`` pair when ``value`` is
+        the very object seen last time on that side (PyTorch's one-slot cache, ``cache_size=1``)."""
+        fn = self._call if forward else self._inverse
         if self._cache_size == 0:
-            return self._inverse(y)
+            return fn(value)
         x_old, y_old = self._cached_x_y
-        if y is y_old:
+        if forward and value is x_old:
+            return y_old
+        if not forward and value is y_old:
             return x_old
-        x = self._inverse(y)
-        self._cached_x_y = (x, y)
-        return x
+        result = fn(value)
+        self._cached_x_y = (value, result) if forward else (result, value)
+        return result
 
     def _call(self, x):
         raise NotImplementedError

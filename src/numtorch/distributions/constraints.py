@@ -171,9 +171,26 @@ class _Bounded(Constraint):
         return f"{self.__class__.__name__[1:]}({args})"
 
 
-class _IntegerInterval(_Bounded):
-    """Integers in ``[lower_bound, upper_bound]``."""
-    is_discrete = True
+class _LowerBounded(_Bounded):
+    """A constraint with one bound, ``lower_bound``."""
+    _fields = ("lower_bound",)
+
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+        super().__init__()
+
+
+class _UpperBounded(_Bounded):
+    """A constraint with one bound, ``upper_bound``."""
+    _fields = ("upper_bound",)
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+        super().__init__()
+
+
+class _TwoBounded(_Bounded):
+    """A constraint with both bounds, ``lower_bound`` and ``upper_bound``."""
     _fields = ("lower_bound", "upper_bound")
 
     def __init__(self, lower_bound, upper_bound):
@@ -181,31 +198,26 @@ class _IntegerInterval(_Bounded):
         self.upper_bound = upper_bound
         super().__init__()
 
+
+class _IntegerInterval(_TwoBounded):
+    """Integers in ``[lower_bound, upper_bound]``."""
+    is_discrete = True
+
     def check(self, value):
         return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
 
-class _IntegerLessThan(_Bounded):
+class _IntegerLessThan(_UpperBounded):
     """Integers in ``(-inf, upper_bound]``."""
     is_discrete = True
-    _fields = ("upper_bound",)
-
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value):
         return (value % 1 == 0) & (value <= self.upper_bound)
 
 
-class _IntegerGreaterThan(_Bounded):
+class _IntegerGreaterThan(_LowerBounded):
     """Integers in ``[lower_bound, inf)``."""
     is_discrete = True
-    _fields = ("lower_bound",)
-
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value):
         return (value % 1 == 0) & (value >= self.lower_bound)
@@ -218,50 +230,29 @@ class _Real(Constraint):
         return value == value
 
 
-class _GreaterThan(_Bounded):
+class _GreaterThan(_LowerBounded):
     """``(lower_bound, inf]``."""
-    _fields = ("lower_bound",)
-
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value):
         return self.lower_bound < value
 
 
-class _GreaterThanEq(_Bounded):
+class _GreaterThanEq(_LowerBounded):
     """``[lower_bound, inf)``."""
-    _fields = ("lower_bound",)
-
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value):
         return self.lower_bound <= value
 
 
-class _LessThan(_Bounded):
+class _LessThan(_UpperBounded):
     """``[-inf, upper_bound)``."""
-    _fields = ("upper_bound",)
-
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value):
         return value < self.upper_bound
 
 
-class _Interval(_Bounded):
+class _Interval(_TwoBounded):
     """``[lower_bound, upper_bound]``."""
-    _fields = ("lower_bound", "upper_bound")
-
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value):
         return (self.lower_bound <= value) & (value <= self.upper_bound)
