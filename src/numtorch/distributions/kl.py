@@ -117,6 +117,35 @@ def _batch_trace_XXT(bmat):
     return flat_trace.reshape(bmat.shape[:-2])
 
 
+def _check_same_event_shape(p, q, what):
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {what} with\
+                          different event shapes cannot be computed")
+
+
+def _lowrank_logdet(d):
+    """``log det`` of the covariance of a ``LowRankMultivariateNormal`` ``d``."""
+    return _batch_lowrank_logdet(d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag, d._capacitance_tril)
+
+
+def _half_logdet_tril(d):
+    """``0.5 * log det`` of the covariance of a ``MultivariateNormal`` ``d`` (from its ``scale_tril``)."""
+    return d._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+
+
+def _lowrank_mahalanobis(d, diff):
+    """Squared Mahalanobis distance of ``diff`` under the covariance of a ``LowRankMultivariateNormal``."""
+    return _batch_lowrank_mahalanobis(d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag, diff,
+                                      d._capacitance_tril)
+
+
+def _lowrank_whitened_factor(q):
+    """``A = inv(C_tril) W^T inv(D)`` of a ``LowRankMultivariateNormal`` ``q``, so that
+    ``inv(cov) = inv(D) - A^T A``."""
+    qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
+
+
 def kl_divergence(p: Distribution, q: Distribution):
     """``KL(p || q)``, a tensor of shape ``batch_shape`` (``torch.distributions.kl_divergence``).
 
@@ -202,11 +231,8 @@ def _kl_gamma_gamma(p, q):
 
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with\
-                          different event shapes cannot be computed")
-    half_term1 = (q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-                  - p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    _check_same_event_shape(p, q, "Multivariate Normals")
+    half_term1 = _half_logdet_tril(q) - _half_logdet_tril(p)
     combined = tuple(np.broadcast_shapes(tuple(q._unbroadcasted_scale_tril.shape[:-2]),
                                          tuple(p._unbroadcasted_scale_tril.shape[:-2])))
     n = p.event_shape[0]
@@ -388,16 +414,11 @@ def _kl_laplace_laplace(p, q):
 
 @register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
 def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Low Rank Multivariate Normals with\
-                          different event shapes cannot be computed")
-    term1 = (_batch_lowrank_logdet(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q._capacitance_tril)
-             - _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril))
-    term3 = _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q.loc - p.loc,
-                                       q._capacitance_tril)
+    _check_same_event_shape(p, q, "Low Rank Multivariate Normals")
+    term1 = _lowrank_logdet(q) - _lowrank_logdet(p)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
     # inv(qcov) @ pcov = [inv(qD) - A^T A] @ (pD + pW pW^T) with A = inv(qC_tril) qW^T inv(qD)
-    qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
-    A = solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
+    A = _lowrank_whitened_factor(q)
     term21 = (p._unbroadcasted_cov_diag / q._unbroadcasted_cov_diag).sum(-1)
     term22 = _batch_trace_XXT(p._unbroadcasted_cov_factor * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
     term23 = _batch_trace_XXT(A * p._unbroadcasted_cov_diag.sqrt().unsqueeze(-2))
@@ -408,15 +429,10 @@ def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
 
 @register_kl(MultivariateNormal, LowRankMultivariateNormal)
 def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with\
-                          different event shapes cannot be computed")
-    term1 = (_batch_lowrank_logdet(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q._capacitance_tril)
-             - 2 * p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
-    term3 = _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q.loc - p.loc,
-                                       q._capacitance_tril)
-    qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
-    A = solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
+    _check_same_event_shape(p, q, "(Low Rank) Multivariate Normals")
+    term1 = _lowrank_logdet(q) - 2 * _half_logdet_tril(p)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    A = _lowrank_whitened_factor(q)
     term21 = _batch_trace_XXT(p._unbroadcasted_scale_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
     term22 = _batch_trace_XXT(A.matmul(p._unbroadcasted_scale_tril))
     return 0.5 * (term1 + (term21 - term22) + term3 - p.event_shape[0])
@@ -424,11 +440,8 @@ def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
 
 @register_kl(LowRankMultivariateNormal, MultivariateNormal)
 def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with\
-                          different event shapes cannot be computed")
-    term1 = (2 * q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-             - _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril))
+    _check_same_event_shape(p, q, "(Low Rank) Multivariate Normals")
+    term1 = 2 * _half_logdet_tril(q) - _lowrank_logdet(p)
     term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
     combined = _broadcast_shapes(q._unbroadcasted_scale_tril.shape[:-2], p._unbroadcasted_cov_factor.shape[:-2])
     n = p.event_shape[0]
