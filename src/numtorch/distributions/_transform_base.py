@@ -11,7 +11,7 @@ import numtorch as torch
 
 from .._tensor import Size
 from . import constraints
-from .utils import _sum_rightmost, lazy_property
+from .utils import _delegated, _sum_rightmost, lazy_property
 
 __all__ = ["Transform", "ComposeTransform", "identity_transform", "IndependentTransform", "ReshapeTransform",
            "CatTransform", "StackTransform"]
@@ -139,13 +139,8 @@ class _InverseTransform(Transform):
     def codomain(self):
         return self._inv.domain
 
-    @property
-    def bijective(self) -> bool:
-        return self._inv.bijective
-
-    @property
-    def sign(self) -> int:
-        return self._inv.sign
+    bijective = _delegated("_inv", "bijective")
+    sign = _delegated("_inv", "sign")
 
     @property
     def inv(self) -> Transform:
