@@ -385,17 +385,24 @@ def _check_dim(dim, t, name):
         raise AssertionError(f"dim {dim} out of range for {name} with {t.dim()} dimensions")
 
 
+def _checked_transforms(tseq, cache_size):
+    """``tseq`` of ``CatTransform``/``StackTransform`` as a list, each with ``cache_size`` when it is nonzero;
+    AssertionError unless all are ``Transform``."""
+    if not all(isinstance(t, Transform) for t in tseq):
+        raise AssertionError("All elements of tseq must be Transform instances")
+    if cache_size:
+        tseq = [t.with_cache(cache_size) for t in tseq]
+    return list(tseq)
+
+
 class CatTransform(Transform):
     """Apply ``tseq[i]`` to the ``i``-th slice (of ``lengths[i]``, default 1) along ``dim`` and concatenate,
     as ``torch.cat`` would."""
 
     def __init__(self, tseq, dim: int = 0, lengths=None, cache_size: int = 0) -> None:
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise AssertionError("All elements of tseq must be Transform instances")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
+        tseq = _checked_transforms(tseq, cache_size)
         super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
+        self.transforms = tseq
         if lengths is None:
             lengths = [1] * len(self.transforms)
         self.lengths = list(lengths)
@@ -473,12 +480,9 @@ class StackTransform(Transform):
     """Apply ``tseq[i]`` to the ``i``-th slice along ``dim`` and stack, as ``torch.stack`` would."""
 
     def __init__(self, tseq, dim: int = 0, cache_size: int = 0) -> None:
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise AssertionError("All elements of tseq must be Transform instances")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
+        tseq = _checked_transforms(tseq, cache_size)
         super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
+        self.transforms = tseq
         self.dim = dim
 
     def with_cache(self, cache_size=1):

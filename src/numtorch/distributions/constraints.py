@@ -81,12 +81,16 @@ class _DependentProperty(property, _Dependent):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
+def _check_is_constraint(base_constraint):
+    if not isinstance(base_constraint, Constraint):
+        raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+
+
 class _IndependentConstraint(Constraint):
     """Wrap a constraint so that ``reinterpreted_batch_ndims`` more rightmost dims form one event."""
 
     def __init__(self, base_constraint, reinterpreted_batch_ndims):
-        if not isinstance(base_constraint, Constraint):
-            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+        _check_is_constraint(base_constraint)
         if not isinstance(reinterpreted_batch_ndims, int):
             raise AssertionError(f"reinterpreted_batch_ndims must be an int, got "
                                  f"{type(reinterpreted_batch_ndims).__name__}")
@@ -120,8 +124,7 @@ class MixtureSameFamilyConstraint(Constraint):
     """The constraint of a ``MixtureSameFamily``: checks ``base_constraint`` with the component dim added back."""
 
     def __init__(self, base_constraint):
-        if not isinstance(base_constraint, Constraint):
-            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+        _check_is_constraint(base_constraint)
         self.base_constraint = base_constraint
         super().__init__()
 
