@@ -81,28 +81,32 @@ class _DependentProperty(property, _Dependent):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
-def _check_is_constraint(base_constraint):
-    if not isinstance(base_constraint, Constraint):
-        raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+class _ConstraintWrapper(Constraint):
+    """Base of the constraints built on another one, ``base_constraint`` (AssertionError unless it is a
+    ``Constraint``); discrete when that one is."""
 
-
-class _IndependentConstraint(Constraint):
-    """Wrap a constraint so that ``reinterpreted_batch_ndims`` more rightmost dims form one event."""
-
-    def __init__(self, base_constraint, reinterpreted_batch_ndims):
-        _check_is_constraint(base_constraint)
-        if not isinstance(reinterpreted_batch_ndims, int):
-            raise AssertionError(f"reinterpreted_batch_ndims must be an int, got "
-                                 f"{type(reinterpreted_batch_ndims).__name__}")
-        if reinterpreted_batch_ndims < 0:
-            raise AssertionError(f"reinterpreted_batch_ndims must be >= 0, got {reinterpreted_batch_ndims}")
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
         self.base_constraint = base_constraint
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__()
 
     @property
     def is_discrete(self):
         return self.base_constraint.is_discrete
+
+
+class _IndependentConstraint(_ConstraintWrapper):
+    """Wrap a constraint so that ``reinterpreted_batch_ndims`` more rightmost dims form one event."""
+
+    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+        super().__init__(base_constraint)
+        if not isinstance(reinterpreted_batch_ndims, int):
+            raise AssertionError(f"reinterpreted_batch_ndims must be an int, got "
+                                 f"{type(reinterpreted_batch_ndims).__name__}")
+        if reinterpreted_batch_ndims < 0:
+            raise AssertionError(f"reinterpreted_batch_ndims must be >= 0, got {reinterpreted_batch_ndims}")
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
     @property
     def event_dim(self):
@@ -120,17 +124,8 @@ class _IndependentConstraint(Constraint):
         return f"{self.__class__.__name__[1:]}({repr(self.base_constraint)}, {self.reinterpreted_batch_ndims})"
 
 
-class MixtureSameFamilyConstraint(Constraint):
+class MixtureSameFamilyConstraint(_ConstraintWrapper):
     """The constraint of a ``MixtureSameFamily``: checks ``base_constraint`` with the component dim added back."""
-
-    def __init__(self, base_constraint):
-        _check_is_constraint(base_constraint)
-        self.base_constraint = base_constraint
-        super().__init__()
-
-    @property
-    def is_discrete(self):
-        return self.base_constraint.is_discrete
 
     @property
     def event_dim(self):
