@@ -300,9 +300,34 @@ def _kl_beta_uniform(p, q):
 
 
 @register_kl(Gamma, Beta)
+@register_kl(Gamma, Pareto)
 @register_kl(Gamma, Uniform)
-def _kl_gamma_infinity(p, q):
-    return _infinite_like(p.concentration)
+@register_kl(Normal, Beta)
+@register_kl(Normal, Exponential)
+@register_kl(Normal, Gamma)
+@register_kl(Normal, Pareto)
+@register_kl(Normal, Uniform)
+@register_kl(Beta, Pareto)
+@register_kl(Exponential, Beta)
+@register_kl(Exponential, Pareto)
+@register_kl(Exponential, Uniform)
+@register_kl(Gumbel, Beta)
+@register_kl(Gumbel, Exponential)
+@register_kl(Gumbel, Gamma)
+@register_kl(Gumbel, Pareto)
+@register_kl(Gumbel, Uniform)
+@register_kl(Laplace, Beta)
+@register_kl(Laplace, Exponential)
+@register_kl(Laplace, Gamma)
+@register_kl(Laplace, Pareto)
+@register_kl(Laplace, Uniform)
+@register_kl(Pareto, Beta)
+@register_kl(Pareto, Uniform)
+@register_kl(Poisson, Bernoulli)
+@register_kl(Poisson, Binomial)
+def _kl_infinite(p, q):
+    """q's support misses part of p's: KL is +inf everywhere (shape and dtype of ``p.mean``)."""
+    return _infinite_like(p.mean)
 
 
 @register_kl(Gamma, Normal)
@@ -314,13 +339,6 @@ def _kl_gamma_normal(p, q):
     t3 = q.loc * p.concentration / p.rate
     t4 = 0.5 * q.loc.pow(2)
     return t1 + (p.concentration - 1) * digamma(p.concentration) + (t2 - t3 + t4) / var_normal
-
-
-@register_kl(Normal, Beta)
-@register_kl(Normal, Gamma)
-@register_kl(Normal, Uniform)
-def _kl_normal_infinity(p, q):
-    return _infinite_like(p.loc)
 
 
 @register_kl(Uniform, Beta)
@@ -488,18 +506,6 @@ def _kl_beta_exponential(p, q):
     return -p.entropy() - q.rate.log() + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0))
 
 
-@register_kl(Beta, Pareto)
-def _kl_beta_infinity(p, q):
-    return _infinite_like(p.concentration1)
-
-
-@register_kl(Exponential, Beta)
-@register_kl(Exponential, Pareto)
-@register_kl(Exponential, Uniform)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
-
-
 @register_kl(Exponential, Gamma)
 def _kl_exponential_gamma(p, q):
     ratio = q.rate / p.rate
@@ -528,9 +534,6 @@ def _kl_exponential_normal(p, q):
     return t1 - 1 + (t2 - t3 + t4) / var_normal
 
 
-register_kl(Gamma, Pareto)(_kl_gamma_infinity)
-
-
 @register_kl(Gamma, Exponential)
 def _kl_gamma_exponential(p, q):
     return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
@@ -546,15 +549,6 @@ def _kl_gamma_gumbel(p, q):
     return t1 + t2 + t3
 
 
-@register_kl(Gumbel, Beta)
-@register_kl(Gumbel, Exponential)
-@register_kl(Gumbel, Gamma)
-@register_kl(Gumbel, Pareto)
-@register_kl(Gumbel, Uniform)
-def _kl_gumbel_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
 @register_kl(Gumbel, Normal)
 def _kl_gumbel_normal(p, q):
     param_ratio = p.scale / q.scale
@@ -562,15 +556,6 @@ def _kl_gumbel_normal(p, q):
     t2 = (math.pi * param_ratio * 0.5).pow(2) / 3
     t3 = ((p.loc + p.scale * _euler_gamma - q.loc) / q.scale).pow(2) * 0.5
     return -t1 + t2 + t3 - (_euler_gamma + 1)
-
-
-@register_kl(Laplace, Beta)
-@register_kl(Laplace, Exponential)
-@register_kl(Laplace, Gamma)
-@register_kl(Laplace, Pareto)
-@register_kl(Laplace, Uniform)
-def _kl_laplace_infinity(p, q):
-    return _infinite_like(p.loc)
 
 
 @register_kl(Laplace, Normal)
@@ -582,10 +567,6 @@ def _kl_laplace_normal(p, q):
     t3 = p.loc * q.loc
     t4 = 0.5 * q.loc.pow(2)
     return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
-
-
-register_kl(Normal, Exponential)(_kl_normal_infinity)
-register_kl(Normal, Pareto)(_kl_normal_infinity)
 
 
 @register_kl(Normal, Gumbel)
@@ -608,12 +589,6 @@ def _kl_normal_laplace(p, q):
     t2 = math.sqrt(2 / math.pi) * p.scale * (-0.5 * loc_diff_scale_ratio.pow(2)).exp()
     t3 = loc_diff * torch.erf(math.sqrt(0.5) * loc_diff_scale_ratio)
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
-
-
-@register_kl(Pareto, Beta)
-@register_kl(Pareto, Uniform)
-def _kl_pareto_infinity(p, q):
-    return _infinite_like(p.scale)
 
 
 @register_kl(Pareto, Exponential)
@@ -650,12 +625,6 @@ def _kl_pareto_normal(p, q):
     result = t1 - t2 + (t3 + t4) / var_normal - 1
     result[p.alpha <= 2] = _INF
     return result
-
-
-@register_kl(Poisson, Bernoulli)
-@register_kl(Poisson, Binomial)
-def _kl_poisson_infinity(p, q):
-    return _infinite_like(p.rate)
 
 
 @register_kl(Uniform, Exponential)
