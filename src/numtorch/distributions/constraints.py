@@ -352,39 +352,9 @@ class _PositiveDefinite(_Symmetric):
         return torch.linalg.cholesky_ex(value).info.eq(0)
 
 
-class _Cat(Constraint):
-    """Apply the constraints ``cseq`` to consecutive slices of ``lengths`` along ``dim`` (like ``torch.cat``)."""
-
-    def __init__(self, cseq, dim=0, lengths=None):
-        if not all(isinstance(c, Constraint) for c in cseq):
-            raise AssertionError("All elements of cseq must be Constraint instances")
-        self.cseq = list(cseq)
-        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
-        if len(self.lengths) != len(self.cseq):
-            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
-        self.dim = dim
-        super().__init__()
-
-    @property
-    def is_discrete(self):
-        return any(c.is_discrete for c in self.cseq)
-
-    @property
-    def event_dim(self):
-        return max(c.event_dim for c in self.cseq)
-
-    def check(self, value):
-        if not -value.dim() <= self.dim < value.dim():
-            raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
-        checks, start = [], 0
-        for constr, length in zip(self.cseq, self.lengths):
-            checks.append(constr.check(value.narrow(self.dim, start, length)))
-            start = start + length
-        return torch.cat(checks, self.dim)
-
-
-class _Stack(Constraint):
-    """Apply the constraints ``cseq`` to the slices along ``dim`` (like ``torch.stack``)."""
+class _ConstraintSequence(Constraint):
+    """Base of ``cat``/``stack``: the constraints ``cseq`` (AssertionError unless all are ``Constraint``)
+    applied to slices of a value along ``dim``; discrete when any of them is."""
 
     def __init__(self, cseq, dim=0):
         if not all(isinstance(c, Constraint) for c in cseq):
@@ -397,6 +367,36 @@ class _Stack(Constraint):
     def is_discrete(self):
         return any(c.is_discrete for c in self.cseq)
 
+    def _check_dim(self, value):
+        if not -value.dim() <= self.dim < value.dim():
+            raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
+
+
+class _Cat(_ConstraintSequence):
+    """Apply the constraints ``cseq`` to consecutive slices of ``lengths`` along ``dim`` (like ``torch.cat``)."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        super().__init__(cseq, dim)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        self._check_dim(value)
+        checks, start = [], 0
+        for constr, length in zip(self.cseq, self.lengths):
+            checks.append(constr.check(value.narrow(self.dim, start, length)))
+            start = start + length
+        return torch.cat(checks, self.dim)
+
+
+class _Stack(_ConstraintSequence):
+    """Apply the constraints ``cseq`` to the slices along ``dim`` (like ``torch.stack``)."""
+
     @property
     def event_dim(self):
         dim = max(c.event_dim for c in self.cseq)
@@ -405,8 +405,7 @@ class _Stack(Constraint):
         return dim
 
     def check(self, value):
-        if not -value.dim() <= self.dim < value.dim():
-            raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
+        self._check_dim(value)
         vs = [value.select(self.dim, i) for i in range(value.size(self.dim))]
         return torch.stack([c.check(v) for v, c in zip(vs, self.cseq)], self.dim)
 
