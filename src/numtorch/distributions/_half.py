@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform
+from .utils import _delegated
 
 
 class _HalfDistribution(TransformedDistribution):
@@ -24,9 +25,7 @@ class _HalfDistribution(TransformedDistribution):
         base_dist = self._base(0, scale, validate_args=False)
         super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
 
-    @property
-    def scale(self) -> Tensor:
-        return self.base_dist.scale
+    scale = _delegated("base_dist", "scale")
 
     @property
     def mode(self) -> Tensor:

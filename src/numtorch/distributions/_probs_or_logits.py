@@ -32,9 +32,15 @@ class _BinaryProbsOrLogits:
         setattr(self, name, self._param)
         return Size() if isinstance(value, _NUMBER) else self._param.size()
 
-    def _expand_probs_or_logits(self, new, batch_shape) -> None:
-        """Set ``new``'s ``probs`` and/or ``logits`` (those already computed here) to expanded views."""
+    def _expand_probs_or_logits(self, cls, batch_shape, _instance, *names):
+        """``expand`` of the distribution ``cls``: a new instance whose ``probs`` and/or ``logits`` (those
+        already computed here) and parameters ``names`` are views expanded to ``batch_shape``."""
+        batch_shape = Size(batch_shape)
+        new = self._expanded_params(cls, batch_shape, _instance, *names)
         for name in ("probs", "logits"):
             if name in self.__dict__:
                 new._param = self.__dict__[name].expand(batch_shape)
                 setattr(new, name, new._param)
+        super(cls, new).__init__(batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new

@@ -11,7 +11,7 @@ import numtorch as torch
 
 from .._tensor import Size
 from . import constraints
-from .utils import _sum_rightmost, lazy_property
+from .utils import _delegated, _sum_rightmost, lazy_property
 
 __all__ = ["Transform", "ComposeTransform", "identity_transform", "IndependentTransform", "ReshapeTransform",
            "CatTransform", "StackTransform"]
@@ -82,24 +82,25 @@ class Transform:
         return not self.__eq__(other)
 
     def __call__(self, x):
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = (x, y)
-        return y
+        return self._cached(x, forward=True)
 
     def _inv_call(self, y):
+        return self._cached(y, forward=False)
+
+    def _cached(self, value, forward):
+        """``_call(value)`` (or ``_inverse(value)``), reusing the last ``(x, y)`` pair when ``value`` is
+        the very object seen last time on that side (PyTorch's one-slot cache, ``cache_size=1``)."""
+        fn = self._call if forward else self._inverse
         if self._cache_size == 0:
-            return self._inverse(y)
+            return fn(value)
         x_old, y_old = self._cached_x_y
-        if y is y_old:
+        if forward and value is x_old:
+            return y_old
+        if not forward and value is y_old:
             return x_old
-        x = self._inverse(y)
-        self._cached_x_y = (x, y)
-        return x
+        result = fn(value)
+        self._cached_x_y = (value, result) if forward else (result, value)
+        return result
 
     def _call(self, x):
         raise NotImplementedError
@@ -138,13 +139,8 @@ class _InverseTransform(Transform):
     def codomain(self):
         return self._inv.domain
 
-    @property
-    def bijective(self) -> bool:
-        return self._inv.bijective
-
-    @property
-    def sign(self) -> int:
-        return self._inv.sign
+    bijective = _delegated("_inv", "bijective")
+    sign = _delegated("_inv", "sign")
 
     @property
     def inv(self) -> Transform:
@@ -389,17 +385,24 @@ def _check_dim(dim, t, name):
         raise AssertionError(f"dim {dim} out of range for {name} with {t.dim()} dimensions")
 
 
+def _checked_transforms(tseq, cache_size):
+    """``tseq`` of ``CatTransform``/``StackTransform`` as a list, each with ``cache_size`` when it is nonzero;
+    AssertionError unless all are ``Transform``."""
+    if not all(isinstance(t, Transform) for t in tseq):
+        raise AssertionError("All elements of tseq must be Transform instances")
+    if cache_size:
+        tseq = [t.with_cache(cache_size) for t in tseq]
+    return list(tseq)
+
+
 class CatTransform(Transform):
     """Apply ``tseq[i]`` to the ``i``-th slice (of ``lengths[i]``, default 1) along ``dim`` and concatenate,
     as ``torch.cat`` would."""
 
     def __init__(self, tseq, dim: int = 0, lengths=None, cache_size: int = 0) -> None:
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise AssertionError("All elements of tseq must be Transform instances")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
+        tseq = _checked_transforms(tseq, cache_size)
         super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
+        self.transforms = tseq
         if lengths is None:
             lengths = [1] * len(self.transforms)
         self.lengths = list(lengths)
@@ -477,12 +480,9 @@ class StackTransform(Transform):
     """Apply ``tseq[i]`` to the ``i``-th slice along ``dim`` and stack, as ``torch.stack`` would."""
 
     def __init__(self, tseq, dim: int = 0, cache_size: int = 0) -> None:
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise AssertionError("All elements of tseq must be Transform instances")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
+        tseq = _checked_transforms(tseq, cache_size)
         super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
+        self.transforms = tseq
         self.dim = dim
 
     def with_cache(self, cache_size=1):

@@ -43,12 +43,7 @@ class Bernoulli(_BinaryProbsOrLogits, ExponentialFamily):
         super().__init__(self._set_probs_or_logits(probs, logits), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        self._expand_probs_or_logits(new, batch_shape)
-        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_probs_or_logits(Bernoulli, batch_shape, _instance)
 
     def _new(self, *args, **kwargs):
         return _new_like(self._param, *args, **kwargs)

@@ -81,24 +81,32 @@ class _DependentProperty(property, _Dependent):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
-class _IndependentConstraint(Constraint):
-    """Wrap a constraint so that ``reinterpreted_batch_ndims`` more rightmost dims form one event."""
+class _ConstraintWrapper(Constraint):
+    """Base of the constraints built on another one, ``base_constraint`` (AssertionError unless it is a
+    ``Constraint``); discrete when that one is."""
 
-    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+    def __init__(self, base_constraint):
         if not isinstance(base_constraint, Constraint):
             raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
-        if not isinstance(reinterpreted_batch_ndims, int):
-            raise AssertionError(f"reinterpreted_batch_ndims must be an int, got "
-                                 f"{type(reinterpreted_batch_ndims).__name__}")
-        if reinterpreted_batch_ndims < 0:
-            raise AssertionError(f"reinterpreted_batch_ndims must be >= 0, got {reinterpreted_batch_ndims}")
         self.base_constraint = base_constraint
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__()
 
     @property
     def is_discrete(self):
         return self.base_constraint.is_discrete
+
+
+class _IndependentConstraint(_ConstraintWrapper):
+    """Wrap a constraint so that ``reinterpreted_batch_ndims`` more rightmost dims form one event."""
+
+    def __init__(self, base_constraint, reinterpreted_batch_ndims):
+        super().__init__(base_constraint)
+        if not isinstance(reinterpreted_batch_ndims, int):
+            raise AssertionError(f"reinterpreted_batch_ndims must be an int, got "
+                                 f"{type(reinterpreted_batch_ndims).__name__}")
+        if reinterpreted_batch_ndims < 0:
+            raise AssertionError(f"reinterpreted_batch_ndims must be >= 0, got {reinterpreted_batch_ndims}")
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
     @property
     def event_dim(self):
@@ -116,18 +124,8 @@ class _IndependentConstraint(Constraint):
         return f"{self.__class__.__name__[1:]}({repr(self.base_constraint)}, {self.reinterpreted_batch_ndims})"
 
 
-class MixtureSameFamilyConstraint(Constraint):
+class MixtureSameFamilyConstraint(_ConstraintWrapper):
     """The constraint of a ``MixtureSameFamily``: checks ``base_constraint`` with the component dim added back."""
-
-    def __init__(self, base_constraint):
-        if not isinstance(base_constraint, Constraint):
-            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
-        self.base_constraint = base_constraint
-        super().__init__()
-
-    @property
-    def is_discrete(self):
-        return self.base_constraint.is_discrete
 
     @property
     def event_dim(self):
@@ -171,9 +169,26 @@ class _Bounded(Constraint):
         return f"{self.__class__.__name__[1:]}({args})"
 
 
-class _IntegerInterval(_Bounded):
-    """Integers in ``[lower_bound, upper_bound]``."""
-    is_discrete = True
+class _LowerBounded(_Bounded):
+    """A constraint with one bound, ``lower_bound``."""
+    _fields = ("lower_bound",)
+
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+        super().__init__()
+
+
+class _UpperBounded(_Bounded):
+    """A constraint with one bound, ``upper_bound``."""
+    _fields = ("upper_bound",)
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+        super().__init__()
+
+
+class _TwoBounded(_Bounded):
+    """A constraint with both bounds, ``lower_bound`` and ``upper_bound``."""
     _fields = ("lower_bound", "upper_bound")
 
     def __init__(self, lower_bound, upper_bound):
@@ -181,31 +196,26 @@ class _IntegerInterval(_Bounded):
         self.upper_bound = upper_bound
         super().__init__()
 
+
+class _IntegerInterval(_TwoBounded):
+    """Integers in ``[lower_bound, upper_bound]``."""
+    is_discrete = True
+
     def check(self, value):
         return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
 
-class _IntegerLessThan(_Bounded):
+class _IntegerLessThan(_UpperBounded):
     """Integers in ``(-inf, upper_bound]``."""
     is_discrete = True
-    _fields = ("upper_bound",)
-
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value):
         return (value % 1 == 0) & (value <= self.upper_bound)
 
 
-class _IntegerGreaterThan(_Bounded):
+class _IntegerGreaterThan(_LowerBounded):
     """Integers in ``[lower_bound, inf)``."""
     is_discrete = True
-    _fields = ("lower_bound",)
-
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value):
         return (value % 1 == 0) & (value >= self.lower_bound)
@@ -218,50 +228,29 @@ class _Real(Constraint):
         return value == value
 
 
-class _GreaterThan(_Bounded):
+class _GreaterThan(_LowerBounded):
     """``(lower_bound, inf]``."""
-    _fields = ("lower_bound",)
-
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value):
         return self.lower_bound < value
 
 
-class _GreaterThanEq(_Bounded):
+class _GreaterThanEq(_LowerBounded):
     """``[lower_bound, inf)``."""
-    _fields = ("lower_bound",)
-
-    def __init__(self, lower_bound):
-        self.lower_bound = lower_bound
-        super().__init__()
 
     def check(self, value):
         return self.lower_bound <= value
 
 
-class _LessThan(_Bounded):
+class _LessThan(_UpperBounded):
     """``[-inf, upper_bound)``."""
-    _fields = ("upper_bound",)
-
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value):
         return value < self.upper_bound
 
 
-class _Interval(_Bounded):
+class _Interval(_TwoBounded):
     """``[lower_bound, upper_bound]``."""
-    _fields = ("lower_bound", "upper_bound")
-
-    def __init__(self, lower_bound, upper_bound):
-        self.lower_bound = lower_bound
-        self.upper_bound = upper_bound
-        super().__init__()
 
     def check(self, value):
         return (self.lower_bound <= value) & (value <= self.upper_bound)
@@ -363,39 +352,9 @@ class _PositiveDefinite(_Symmetric):
         return torch.linalg.cholesky_ex(value).info.eq(0)
 
 
-class _Cat(Constraint):
-    """Apply the constraints ``cseq`` to consecutive slices of ``lengths`` along ``dim`` (like ``torch.cat``)."""
-
-    def __init__(self, cseq, dim=0, lengths=None):
-        if not all(isinstance(c, Constraint) for c in cseq):
-            raise AssertionError("All elements of cseq must be Constraint instances")
-        self.cseq = list(cseq)
-        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
-        if len(self.lengths) != len(self.cseq):
-            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
-        self.dim = dim
-        super().__init__()
-
-    @property
-    def is_discrete(self):
-        return any(c.is_discrete for c in self.cseq)
-
-    @property
-    def event_dim(self):
-        return max(c.event_dim for c in self.cseq)
-
-    def check(self, value):
-        if not -value.dim() <= self.dim < value.dim():
-            raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
-        checks, start = [], 0
-        for constr, length in zip(self.cseq, self.lengths):
-            checks.append(constr.check(value.narrow(self.dim, start, length)))
-            start = start + length
-        return torch.cat(checks, self.dim)
-
-
-class _Stack(Constraint):
-    """Apply the constraints ``cseq`` to the slices along ``dim`` (like ``torch.stack``)."""
+class _ConstraintSequence(Constraint):
+    """Base of ``cat``/``stack``: the constraints ``cseq`` (AssertionError unless all are ``Constraint``)
+    applied to slices of a value along ``dim``; discrete when any of them is."""
 
     def __init__(self, cseq, dim=0):
         if not all(isinstance(c, Constraint) for c in cseq):
@@ -408,6 +367,36 @@ class _Stack(Constraint):
     def is_discrete(self):
         return any(c.is_discrete for c in self.cseq)
 
+    def _check_dim(self, value):
+        if not -value.dim() <= self.dim < value.dim():
+            raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
+
+
+class _Cat(_ConstraintSequence):
+    """Apply the constraints ``cseq`` to consecutive slices of ``lengths`` along ``dim`` (like ``torch.cat``)."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        super().__init__(cseq, dim)
+        self.lengths = list(lengths) if lengths is not None else [1] * len(self.cseq)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        self._check_dim(value)
+        checks, start = [], 0
+        for constr, length in zip(self.cseq, self.lengths):
+            checks.append(constr.check(value.narrow(self.dim, start, length)))
+            start = start + length
+        return torch.cat(checks, self.dim)
+
+
+class _Stack(_ConstraintSequence):
+    """Apply the constraints ``cseq`` to the slices along ``dim`` (like ``torch.stack``)."""
+
     @property
     def event_dim(self):
         dim = max(c.event_dim for c in self.cseq)
@@ -416,8 +405,7 @@ class _Stack(Constraint):
         return dim
 
     def check(self, value):
-        if not -value.dim() <= self.dim < value.dim():
-            raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
+        self._check_dim(value)
         vs = [value.select(self.dim, i) for i in range(value.size(self.dim))]
         return torch.stack([c.check(v) for v, c in zip(vs, self.cseq)], self.dim)
 

@@ -37,12 +37,7 @@ class Geometric(_BinaryProbsOrLogits, Distribution):
                                  f"{invalid_value}")
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = Size(batch_shape)
-        self._expand_probs_or_logits(new, batch_shape)
-        super(Geometric, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_probs_or_logits(Geometric, batch_shape, _instance)
 
     @property
     def mean(self) -> Tensor:

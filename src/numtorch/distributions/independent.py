@@ -4,7 +4,7 @@ from __future__ import annotations
 from .._tensor import Size, Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import _sum_rightmost
+from .utils import _delegated, _sum_rightmost
 
 __all__ = ["Independent"]
 
@@ -40,9 +40,7 @@ class Independent(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    @property
-    def has_rsample(self) -> bool:
-        return self.base_dist.has_rsample
+    has_rsample = _delegated("base_dist", "has_rsample")
 
     @property
     def has_enumerate_support(self) -> bool:
@@ -57,17 +55,9 @@ class Independent(Distribution):
             result = constraints.independent(result, self.reinterpreted_batch_ndims)
         return result
 
-    @property
-    def mean(self) -> Tensor:
-        return self.base_dist.mean
-
-    @property
-    def mode(self) -> Tensor:
-        return self.base_dist.mode
-
-    @property
-    def variance(self) -> Tensor:
-        return self.base_dist.variance
+    mean = _delegated("base_dist", "mean")
+    mode = _delegated("base_dist", "mode")
+    variance = _delegated("base_dist", "variance")
 
     def sample(self, sample_shape=Size()) -> Tensor:
         return self.base_dist.sample(sample_shape)

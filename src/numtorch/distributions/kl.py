@@ -117,6 +117,35 @@ def _batch_trace_XXT(bmat):
     return flat_trace.reshape(bmat.shape[:-2])
 
 
+def _check_same_event_shape(p, q, what):
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {what} with\
+                          different event shapes cannot be computed")
+
+
+def _lowrank_logdet(d):
+    """``log det`` of the covariance of a ``LowRankMultivariateNormal`` ``d``."""
+    return _batch_lowrank_logdet(d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag, d._capacitance_tril)
+
+
+def _half_logdet_tril(d):
+    """``0.5 * log det`` of the covariance of a ``MultivariateNormal`` ``d`` (from its ``scale_tril``)."""
+    return d._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+
+
+def _lowrank_mahalanobis(d, diff):
+    """Squared Mahalanobis distance of ``diff`` under the covariance of a ``LowRankMultivariateNormal``."""
+    return _batch_lowrank_mahalanobis(d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag, diff,
+                                      d._capacitance_tril)
+
+
+def _lowrank_whitened_factor(q):
+    """``A = inv(C_tril) W^T inv(D)`` of a ``LowRankMultivariateNormal`` ``q``, so that
+    ``inv(cov) = inv(D) - A^T A``."""
+    qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
+
+
 def kl_divergence(p: Distribution, q: Distribution):
     """``KL(p || q)``, a tensor of shape ``batch_shape`` (``torch.distributions.kl_divergence``).
 
@@ -202,11 +231,8 @@ def _kl_gamma_gamma(p, q):
 
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with\
-                          different event shapes cannot be computed")
-    half_term1 = (q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-                  - p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    _check_same_event_shape(p, q, "Multivariate Normals")
+    half_term1 = _half_logdet_tril(q) - _half_logdet_tril(p)
     combined = tuple(np.broadcast_shapes(tuple(q._unbroadcasted_scale_tril.shape[:-2]),
                                          tuple(p._unbroadcasted_scale_tril.shape[:-2])))
     n = p.event_shape[0]
@@ -274,9 +300,34 @@ def _kl_beta_uniform(p, q):
 
 
 @register_kl(Gamma, Beta)
+@register_kl(Gamma, Pareto)
 @register_kl(Gamma, Uniform)
-def _kl_gamma_infinity(p, q):
-    return _infinite_like(p.concentration)
+@register_kl(Normal, Beta)
+@register_kl(Normal, Exponential)
+@register_kl(Normal, Gamma)
+@register_kl(Normal, Pareto)
+@register_kl(Normal, Uniform)
+@register_kl(Beta, Pareto)
+@register_kl(Exponential, Beta)
+@register_kl(Exponential, Pareto)
+@register_kl(Exponential, Uniform)
+@register_kl(Gumbel, Beta)
+@register_kl(Gumbel, Exponential)
+@register_kl(Gumbel, Gamma)
+@register_kl(Gumbel, Pareto)
+@register_kl(Gumbel, Uniform)
+@register_kl(Laplace, Beta)
+@register_kl(Laplace, Exponential)
+@register_kl(Laplace, Gamma)
+@register_kl(Laplace, Pareto)
+@register_kl(Laplace, Uniform)
+@register_kl(Pareto, Beta)
+@register_kl(Pareto, Uniform)
+@register_kl(Poisson, Bernoulli)
+@register_kl(Poisson, Binomial)
+def _kl_infinite(p, q):
+    """q's support misses part of p's: KL is +inf everywhere (shape and dtype of ``p.mean``)."""
+    return _infinite_like(p.mean)
 
 
 @register_kl(Gamma, Normal)
@@ -288,13 +339,6 @@ def _kl_gamma_normal(p, q):
     t3 = q.loc * p.concentration / p.rate
     t4 = 0.5 * q.loc.pow(2)
     return t1 + (p.concentration - 1) * digamma(p.concentration) + (t2 - t3 + t4) / var_normal
-
-
-@register_kl(Normal, Beta)
-@register_kl(Normal, Gamma)
-@register_kl(Normal, Uniform)
-def _kl_normal_infinity(p, q):
-    return _infinite_like(p.loc)
 
 
 @register_kl(Uniform, Beta)
@@ -388,16 +432,11 @@ def _kl_laplace_laplace(p, q):
 
 @register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
 def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Low Rank Multivariate Normals with\
-                          different event shapes cannot be computed")
-    term1 = (_batch_lowrank_logdet(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q._capacitance_tril)
-             - _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril))
-    term3 = _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q.loc - p.loc,
-                                       q._capacitance_tril)
+    _check_same_event_shape(p, q, "Low Rank Multivariate Normals")
+    term1 = _lowrank_logdet(q) - _lowrank_logdet(p)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
     # inv(qcov) @ pcov = [inv(qD) - A^T A] @ (pD + pW pW^T) with A = inv(qC_tril) qW^T inv(qD)
-    qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
-    A = solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
+    A = _lowrank_whitened_factor(q)
     term21 = (p._unbroadcasted_cov_diag / q._unbroadcasted_cov_diag).sum(-1)
     term22 = _batch_trace_XXT(p._unbroadcasted_cov_factor * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
     term23 = _batch_trace_XXT(A * p._unbroadcasted_cov_diag.sqrt().unsqueeze(-2))
@@ -408,15 +447,10 @@ def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
 
 @register_kl(MultivariateNormal, LowRankMultivariateNormal)
 def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with\
-                          different event shapes cannot be computed")
-    term1 = (_batch_lowrank_logdet(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q._capacitance_tril)
-             - 2 * p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
-    term3 = _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q.loc - p.loc,
-                                       q._capacitance_tril)
-    qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
-    A = solve_triangular(q._capacitance_tril, qWt_qDinv, upper=False)
+    _check_same_event_shape(p, q, "(Low Rank) Multivariate Normals")
+    term1 = _lowrank_logdet(q) - 2 * _half_logdet_tril(p)
+    term3 = _lowrank_mahalanobis(q, q.loc - p.loc)
+    A = _lowrank_whitened_factor(q)
     term21 = _batch_trace_XXT(p._unbroadcasted_scale_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
     term22 = _batch_trace_XXT(A.matmul(p._unbroadcasted_scale_tril))
     return 0.5 * (term1 + (term21 - term22) + term3 - p.event_shape[0])
@@ -424,11 +458,8 @@ def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
 
 @register_kl(LowRankMultivariateNormal, MultivariateNormal)
 def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with\
-                          different event shapes cannot be computed")
-    term1 = (2 * q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-             - _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril))
+    _check_same_event_shape(p, q, "(Low Rank) Multivariate Normals")
+    term1 = 2 * _half_logdet_tril(q) - _lowrank_logdet(p)
     term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
     combined = _broadcast_shapes(q._unbroadcasted_scale_tril.shape[:-2], p._unbroadcasted_cov_factor.shape[:-2])
     n = p.event_shape[0]
@@ -475,18 +506,6 @@ def _kl_beta_exponential(p, q):
     return -p.entropy() - q.rate.log() + q.rate * (p.concentration1 / (p.concentration1 + p.concentration0))
 
 
-@register_kl(Beta, Pareto)
-def _kl_beta_infinity(p, q):
-    return _infinite_like(p.concentration1)
-
-
-@register_kl(Exponential, Beta)
-@register_kl(Exponential, Pareto)
-@register_kl(Exponential, Uniform)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
-
-
 @register_kl(Exponential, Gamma)
 def _kl_exponential_gamma(p, q):
     ratio = q.rate / p.rate
@@ -515,9 +534,6 @@ def _kl_exponential_normal(p, q):
     return t1 - 1 + (t2 - t3 + t4) / var_normal
 
 
-register_kl(Gamma, Pareto)(_kl_gamma_infinity)
-
-
 @register_kl(Gamma, Exponential)
 def _kl_gamma_exponential(p, q):
     return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
@@ -533,15 +549,6 @@ def _kl_gamma_gumbel(p, q):
     return t1 + t2 + t3
 
 
-@register_kl(Gumbel, Beta)
-@register_kl(Gumbel, Exponential)
-@register_kl(Gumbel, Gamma)
-@register_kl(Gumbel, Pareto)
-@register_kl(Gumbel, Uniform)
-def _kl_gumbel_infinity(p, q):
-    return _infinite_like(p.loc)
-
-
 @register_kl(Gumbel, Normal)
 def _kl_gumbel_normal(p, q):
     param_ratio = p.scale / q.scale
@@ -549,15 +556,6 @@ def _kl_gumbel_normal(p, q):
     t2 = (math.pi * param_ratio * 0.5).pow(2) / 3
     t3 = ((p.loc + p.scale * _euler_gamma - q.loc) / q.scale).pow(2) * 0.5
     return -t1 + t2 + t3 - (_euler_gamma + 1)
-
-
-@register_kl(Laplace, Beta)
-@register_kl(Laplace, Exponential)
-@register_kl(Laplace, Gamma)
-@register_kl(Laplace, Pareto)
-@register_kl(Laplace, Uniform)
-def _kl_laplace_infinity(p, q):
-    return _infinite_like(p.loc)
 
 
 @register_kl(Laplace, Normal)
@@ -569,10 +567,6 @@ def _kl_laplace_normal(p, q):
     t3 = p.loc * q.loc
     t4 = 0.5 * q.loc.pow(2)
     return -t1 + scale_sqr_var_ratio + (t2 - t3 + t4) / var_normal - 1
-
-
-register_kl(Normal, Exponential)(_kl_normal_infinity)
-register_kl(Normal, Pareto)(_kl_normal_infinity)
 
 
 @register_kl(Normal, Gumbel)
@@ -595,12 +589,6 @@ def _kl_normal_laplace(p, q):
     t2 = math.sqrt(2 / math.pi) * p.scale * (-0.5 * loc_diff_scale_ratio.pow(2)).exp()
     t3 = loc_diff * torch.erf(math.sqrt(0.5) * loc_diff_scale_ratio)
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
-
-
-@register_kl(Pareto, Beta)
-@register_kl(Pareto, Uniform)
-def _kl_pareto_infinity(p, q):
-    return _infinite_like(p.scale)
 
 
 @register_kl(Pareto, Exponential)
@@ -637,12 +625,6 @@ def _kl_pareto_normal(p, q):
     result = t1 - t2 + (t3 + t4) / var_normal - 1
     result[p.alpha <= 2] = _INF
     return result
-
-
-@register_kl(Poisson, Bernoulli)
-@register_kl(Poisson, Binomial)
-def _kl_poisson_infinity(p, q):
-    return _infinite_like(p.rate)
 
 
 @register_kl(Uniform, Exponential)

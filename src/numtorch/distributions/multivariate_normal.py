@@ -57,6 +57,15 @@ def _eye_like(P: Tensor) -> Tensor:
     return torch.eye(P.shape[-1], dtype=P.dtype)
 
 
+def _batched_matrix(matrix: Tensor, loc: Tensor, label: str):
+    """``(batch_shape, matrix expanded to batch_shape + (n, n))``, batch_shape broadcast from the batch dims of
+    ``matrix`` and ``loc``; ValueError (naming ``label``) if ``matrix`` has fewer than 2 dims."""
+    if matrix.dim() < 2:
+        raise ValueError(f"{label} must be at least two-dimensional, with optional leading batch dimensions")
+    batch_shape = _broadcast_shapes(matrix.shape[:-2], loc.shape[:-1])
+    return batch_shape, matrix.expand(tuple(batch_shape) + (-1, -1))
+
+
 def _precision_to_scale_tril(P: Tensor) -> Tensor:
     """Lower Cholesky factor of ``P^-1`` from a Cholesky factorization of the flipped ``P``."""
     Lf = torch.linalg.cholesky(torch.flip(P, (-2, -1)))
@@ -87,23 +96,11 @@ class MultivariateNormal(_LocationFamily, Distribution):
         if (covariance_matrix is not None) + (scale_tril is not None) + (precision_matrix is not None) != 1:
             raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
         if scale_tril is not None:
-            if scale_tril.dim() < 2:
-                raise ValueError("scale_tril matrix must be at least two-dimensional, "
-                                 "with optional leading batch dimensions")
-            batch_shape = _broadcast_shapes(scale_tril.shape[:-2], loc.shape[:-1])
-            self.scale_tril = scale_tril.expand(tuple(batch_shape) + (-1, -1))
+            batch_shape, self.scale_tril = _batched_matrix(scale_tril, loc, "scale_tril matrix")
         elif covariance_matrix is not None:
-            if covariance_matrix.dim() < 2:
-                raise ValueError("covariance_matrix must be at least two-dimensional, "
-                                 "with optional leading batch dimensions")
-            batch_shape = _broadcast_shapes(covariance_matrix.shape[:-2], loc.shape[:-1])
-            self.covariance_matrix = covariance_matrix.expand(tuple(batch_shape) + (-1, -1))
+            batch_shape, self.covariance_matrix = _batched_matrix(covariance_matrix, loc, "covariance_matrix")
         else:
-            if precision_matrix.dim() < 2:
-                raise ValueError("precision_matrix must be at least two-dimensional, "
-                                 "with optional leading batch dimensions")
-            batch_shape = _broadcast_shapes(precision_matrix.shape[:-2], loc.shape[:-1])
-            self.precision_matrix = precision_matrix.expand(tuple(batch_shape) + (-1, -1))
+            batch_shape, self.precision_matrix = _batched_matrix(precision_matrix, loc, "precision_matrix")
         self.loc = loc.expand(tuple(batch_shape) + (-1,))
         event_shape = self.loc.shape[-1:]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)

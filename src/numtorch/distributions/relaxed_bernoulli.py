@@ -33,12 +33,8 @@ class LogitRelaxedBernoulli(_BinaryProbsOrLogits, Distribution):
         super().__init__(self._set_probs_or_logits(probs, logits), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = Size(batch_shape)
-        new.temperature = self.temperature
-        self._expand_probs_or_logits(new, batch_shape)
-        super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new = self._expand_probs_or_logits(LogitRelaxedBernoulli, batch_shape, _instance)
+        new.temperature = self.temperature  # not a batched parameter: shared as is
         return new
 
     def _new(self, *args, **kwargs):
