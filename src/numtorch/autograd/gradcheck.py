@@ -49,8 +49,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                        check_forward_ad=(check_forward_ad, "forward-mode AD is not implemented"),
                        check_batched_forward_grad=(check_batched_forward_grad, "it needs vmap"),
                        masked=(masked, "masked tensors are not implemented"))
-    if not check_backward_ad:
-        return True
+    assert check_forward_ad or check_backward_ad, ("Expected at least one of check_forward_ad or check_backward_ad "
+                                                   "to be True")
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     if any(isinstance(x, Tensor) and x.is_complex() for x in inputs):
         # central differences on the real part alone would pass without checking the imaginary one
@@ -62,8 +62,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                          "them have requires_grad=True.")
     outs = _outputs(func, inputs)
     for oi, out in enumerate(outs):
-        if not out.requires_grad:
-            continue
+        # an output that does not require grad has an analytical Jacobian of zeros: the numerical one must
+        # be zero too (a detach() or .item() inside func is caught here, as in PyTorch)
         n_out = out.numel()
         for ii in diff:
             x = inputs[ii]
@@ -71,7 +71,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             for j in range(n_out):
                 go = np.zeros(out._data.shape, out._data.dtype)
                 go.reshape(-1)[j] = 1
-                (g,) = _grad(_outputs(func, inputs)[oi], [x], _make(go), allow_unused=True)
+                o = _outputs(func, inputs)[oi]
+                (g,) = _grad(o, [x], _make(go), allow_unused=True) if o.requires_grad else (None,)
                 if g is not None and check_grad_dtypes and g._data.dtype != x._data.dtype:
                     raise GradcheckError(f"Gradient has dtype mismatch for input {ii}: expected "
                                          f"{x.dtype}, got {g.dtype}")
@@ -112,8 +113,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     _unsupported_flags(check_fwd_over_rev=(check_fwd_over_rev, "forward-mode AD is not implemented"),
                        check_batched_grad=(check_batched_grad, "it needs vmap"),
                        masked=(masked, "masked tensors are not implemented"))
-    if not check_rev_over_rev:
-        return True
+    assert check_fwd_over_rev or check_rev_over_rev, ("Expected at least one of check_fwd_over_rev or "
+                                                      "check_rev_over_rev to be True")
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     outs = _outputs(func, inputs)

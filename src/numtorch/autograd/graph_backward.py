@@ -526,21 +526,38 @@ def _run_op(node, grads):
         grads = [g if g is not None else _make(z) for g, z in zip(grads, node._materialize([None] * len(grads)))]
     clone = _boxed_copy(node)
     try:
-        out = clone.backward(*[GradArray(g) if g._rg else g._data for g in grads])
+        out = clone.backward(*[GradArray(g) for g in grads])  # boxed even without grad: the graph then version-checks them
     except _Unsupported as e:
         raise _not_supported(node, f"its formula uses {e} on a gradient") from None
     out = out if type(out) is tuple else (out,)
+    # what the formula read that has a graph: a gradient computed from them is part of the graph even
+    # where its value does not depend on them (PyTorch: relu's second derivative is zeros, not "unused")
+    linked = [g for g in grads if g._rg] + [e[2] for e in node._versions if len(e) == 4 and e[2]._rg]
     res = []
     for g, e in zip(out, node._edges):
         if g is None or e is None:
             res.append(None)
         elif isinstance(g, GradArray):
             res.append(g.t)
-        elif isinstance(g, Tensor):
+        elif isinstance(g, Tensor) and (g._rg or not linked):
             res.append(g)
+        elif linked:
+            res.append(ConstantGradient.apply(g._data if isinstance(g, Tensor) else np.asarray(g), *linked))
         else:
             res.append(_make(np.asarray(g)))
     return tuple(res)
+
+
+class ConstantGradient(Op):
+    """A gradient whose value does not depend on the Tensors its formula read (``linked``): it stays in
+    the graph, and differentiating it again gives zeros for them, as in PyTorch."""
+
+    def forward(self, value, *linked):
+        self.shapes = [(x.shape, x.dtype) for x in linked]
+        return value
+
+    def backward(self, g):
+        return (None,) + tuple(np.zeros(s, d) for s, d in self.shapes)
 
 
 def _run_function(node, grads):
