@@ -504,6 +504,55 @@ def test_function_mark_non_differentiable_and_multiple_outputs():
     _same(two)
 
 
+def _dirty_fn(m):
+    class Double(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_dirty(x)
+            x.mul_(2)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    return Double
+
+
+def test_function_mark_dirty_non_leaf_input_becomes_the_output():
+    # PyTorch: the same tensor object takes the node as grad_fn (version bumped), and the node's edge
+    # for that input is its old history
+    def backward(m):
+        x = m.tensor([0.3, 0.7], requires_grad=True)
+        h = x * 1
+        old, v0 = h.grad_fn, h._version
+        y = _dirty_fn(m).apply(h)
+        assert y is h and h.grad_fn.next_functions[0][0] is old
+        (y ** 2).sum().backward()
+        return x.grad, h._version - v0
+
+    def grad(m):
+        x = m.tensor([0.3, 0.7], requires_grad=True)
+        return m.autograd.grad((_dirty_fn(m).apply(x * 1) ** 3).sum(), x)
+
+    def view(m):  # a modified view rebases its base's history
+        x = m.tensor([0.3, 0.7, 1.0], requires_grad=True)
+        b = x * 1
+        r = _dirty_fn(m).apply(b[1:])
+        (b ** 2).sum().backward()
+        return x.grad, r.detach()
+
+    def no_grad_version(m):
+        a = m.ones(2)
+        _dirty_fn(m).apply(a)
+        return a._version, a
+
+    for fn in (backward, grad, view, no_grad_version):
+        assert _same(fn) is None
+    got = _same(lambda m: _dirty_fn(m).apply(m.tensor([1.0], requires_grad=True)))
+    assert got[0] == got[1] == "a leaf Variable that requires grad has been used in an in-place operation."
+
+
 def test_function_setup_context_style():
     def f(m):
         class Mul(m.autograd.Function):

@@ -141,6 +141,28 @@ def test_persistent_workers_survive_epochs_and_abandoned_epochs():
         ndata.DataLoader(Pids(), persistent_workers=True)
 
 
+def test_persistent_workers_shuffle_and_default_stream_as_torch():
+    # PyTorch draws the workers' base seed once, when its one persistent iterator is made; later epochs
+    # only reset that iterator, so each epoch draws just the sampler's seed
+    def run(mod):
+        mod.manual_seed(0)
+        loader = mod.utils.data.DataLoader(list(range(10)), batch_size=5, shuffle=True, num_workers=2,
+                                           persistent_workers=True)
+        firsts = []
+        for epoch in range(5):
+            for i, b in enumerate(loader):
+                if i == 0:
+                    firsts.append(b.tolist())
+                    if epoch == 2:
+                        break  # an abandoned epoch draws nothing more
+        return firsts, mod.rand(1).item()
+
+    got, want = run(nt), run(ref)
+    assert want[0][:4] == [[6, 7, 1, 4, 2], [3, 5, 0, 6, 1], [2, 4, 7, 0, 8], [2, 4, 9, 8, 7]]
+    assert got[0] == want[0]
+    assert got[1] == pytest.approx(want[1])
+
+
 class Seeds(ndata.Dataset):
     def __init__(self, mod):
         self.mod = mod

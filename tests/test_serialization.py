@@ -208,10 +208,21 @@ def test_non_zip_and_big_endian_are_refused(tmp_path):
         nt.load(be)
 
 
-def test_non_leaf_requiring_grad_cannot_be_saved():
+def test_non_leaf_requiring_grad_is_saved_as_torch_saves_it():
+    # torch 2.13 saves a non-leaf: its values and requires_grad=True, no grad_fn; it loads as a leaf
     x = nt.ones(2, requires_grad=True)
-    with pytest.raises(RuntimeError, match="detach"):
-        nt.save({"y": x * 2}, io.BytesIO())
+    buf = io.BytesIO()
+    nt.save({"y": x * 2, "v": (x * 3)[1:]}, buf)
+    buf.seek(0)
+    r = ref.load(buf, weights_only=True)
+    xr = ref.ones(2, requires_grad=True)
+    want = roundtrip_torch_to_nt({"y": xr * 2, "v": (xr * 3)[1:]})
+    for k in ("y", "v"):
+        assert r[k].requires_grad and r[k].is_leaf and r[k].grad_fn is None
+        assert want[k].requires_grad and want[k].is_leaf and want[k].grad_fn is None
+        np.testing.assert_array_equal(r[k].detach().numpy(), want[k].detach().numpy())
+    back = roundtrip_torch_to_nt(r)
+    assert back["y"].requires_grad and back["y"].is_leaf and back["y"].tolist() == [2.0, 2.0]
 
 
 def test_safetensors_roundtrip(tmp_path):

@@ -109,8 +109,7 @@ class _TorchPickler(pickle._Pickler):  # the pure-Python pickler lets us write t
                 plain = _make(obj._data)
                 return (_Global("torch._utils", "_rebuild_parameter"),
                         (plain, obj.requires_grad, collections.OrderedDict()))
-            if obj.grad_fn is not None and obj._rg:
-                raise RuntimeError("Cannot save a tensor that requires grad and is not a leaf; call .detach() first")
+            # a non-leaf is saved as PyTorch saves it: its data and requires_grad flag, no grad_fn
             st, off, stride = self._storage_of(obj._data)
             return (_Global("torch._utils", "_rebuild_tensor_v2"),
                     (st, off, tuple(obj._data.shape), stride, obj._rg, collections.OrderedDict()))
@@ -244,7 +243,8 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     through (the link stays), an existing file keeps its mode and (where permitted) owner, and
     device files and FIFOs (``/dev/null``) are written directly, never replaced. Temporary files of
     saves whose process died are removed by the next save into the same directory.
-    RuntimeError for a non-leaf tensor that requires grad.
+    A non-leaf tensor that requires grad is saved as PyTorch saves it: values and ``requires_grad``,
+    no ``grad_fn`` (it loads as a leaf requiring grad).
     """
     if isinstance(f, (str, os.PathLike)):
         _save_to_path(obj, os.fspath(f))

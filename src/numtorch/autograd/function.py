@@ -409,21 +409,35 @@ class Function(metaclass=_FunctionMeta):
         nondiff = getattr(ctx, "_non_differentiable", ())
         dirty = getattr(ctx, "_dirty", ())
         inputs = {id(a) for a in args if isinstance(a, Tensor)}
+        if needs:  # before a dirty input takes the node as its grad_fn: its edge is its old history
+            ctx._edges = [_edge(a) if isinstance(a, Tensor) and a._rg else None for a in args]
         wrapped = []
         for i, o in enumerate(outs):
             if not isinstance(o, Tensor):
                 wrapped.append(o)
                 continue
             is_nondiff = id(o) in nondiff
-            if id(o) in inputs and id(o) not in dirty:
+            is_dirty = id(o) in dirty and id(o) in inputs
+            if id(o) in inputs and not is_dirty:
                 o = _make(o._data)  # an input returned as-is becomes a new tensor sharing memory
+            if is_dirty:
+                # PyTorch: the modified input itself becomes the output, its version bumped
+                if needs and o._rg and o.grad_fn is None:
+                    raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+                o._vc[0] += 1
             if needs and not is_nondiff and o._data.dtype.kind in _GRAD_KINDS:
-                o._rg = True
-                o.grad_fn = ctx
-                o._output_nr = i
+                if is_dirty and o._base is not None:
+                    # a modified view: its base's history is rebased on the node (PyTorch's CopySlices)
+                    src = _make(o._data, True)
+                    src.grad_fn, src._output_nr = ctx, i
+                    rebase_view(o, src)
+                    o._rg = True
+                else:
+                    o._rg = True
+                    o.grad_fn = ctx
+                    o._output_nr = i
             wrapped.append(o)
         if needs:
-            ctx._edges = [_edge(a) if isinstance(a, Tensor) and a._rg else None for a in args]
             ctx._in_shapes = [a._data.shape if isinstance(a, Tensor) else None for a in args]
             ctx._out_meta = [(o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32)
                              for o in wrapped]

@@ -169,6 +169,7 @@ class DataLoader:
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
         self._workers = None  # the persistent workers, once started
+        self._base_seed = None  # their base seed, drawn by the first iterator as in PyTorch
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             if shuffle not in (None, False):
@@ -212,8 +213,15 @@ class DataLoader:
 
     def __iter__(self):
         # PyTorch draws a base seed for worker processes from ``generator`` each time an iterator is made,
-        # workers or not; drawing it too keeps the default stream in step with PyTorch's
-        base_seed = int(_generator.random_default(_eng(self.generator), 1, "int64")[0])
+        # workers or not; drawing it too keeps the default stream in step with PyTorch's. With persistent
+        # workers PyTorch makes one iterator and only resets it for later epochs, so the seed is drawn once
+        persistent = self.persistent_workers and self.num_workers > 0 and not self._iterable
+        if persistent and self._base_seed is not None:
+            base_seed = self._base_seed
+        else:
+            base_seed = int(_generator.random_default(_eng(self.generator), 1, "int64")[0])
+            if persistent:
+                self._base_seed = base_seed
         if self._iterable:
             return self._iter_iterable()
         if self.num_workers > 0:
