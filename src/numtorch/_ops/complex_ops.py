@@ -16,12 +16,47 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ._cast import _aten
+from ._out import _out as _out_into
+from ._util import unbroadcast
 from .slicing import select
 
-__all__ = ["view_as_real", "view_as_complex", "real", "imag", "conj", "conj_physical", "resolve_conj", "is_conj"]
+__all__ = ["complex", "view_as_real", "view_as_complex", "real", "imag", "conj", "conj_physical", "resolve_conj",
+           "is_conj"]
 
 _REAL = {np.dtype(np.complex64): np.float32, np.dtype(np.complex128): np.float64}
 _CPLX = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
+
+
+class ComplexBackward0(Op):
+    """``real + i * imag``; the gradient of each part is that part of the incoming gradient."""
+
+    def forward(self, re, im):
+        out = np.empty(np.broadcast_shapes(re.shape, im.shape), _CPLX[re.dtype])
+        out.real, out.imag = re, im
+        self.shapes = (re.shape, im.shape)
+        return out
+
+    def backward(self, g):
+        return unbroadcast(g.real, self.shapes[0]), unbroadcast(g.imag, self.shapes[1])
+
+
+def complex(real: Tensor, imag: Tensor, *, out=None) -> Tensor:
+    """``torch.complex``: the complex tensor ``real + i * imag`` (float32 -> complex64, float64 ->
+    complex128; the two broadcast). RuntimeError, in PyTorch's words, for other or mismatched dtypes.
+    Differentiable in both parts."""
+    if not isinstance(real, Tensor) or not isinstance(imag, Tensor):
+        bad = real if not isinstance(real, Tensor) else imag
+        raise TypeError(f"complex(): argument '{'real' if bad is real else 'imag'}' must be Tensor, not "
+                        f"{type(bad).__name__}")
+    rd, idt = real._data.dtype, imag._data.dtype
+    if rd != idt:
+        raise RuntimeError(f"Expected object of scalar type {_aten(rd)} but got scalar type {_aten(idt)} for "
+                           "second argument")
+    if rd not in _CPLX:
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_aten(rd)} and "
+                           f"{_aten(idt)}")
+    res = ComplexBackward0.apply(real, imag)
+    return res if out is None else _out_into(res, out)
 
 
 def _pairs_to_complex(g):

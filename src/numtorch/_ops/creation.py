@@ -20,7 +20,7 @@ from .._tensor import Tensor, _make
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace", "eye", "scalar_tensor",
-           "tril_indices", "triu_indices", "meshgrid", "empty_strided", "complex"]
+           "tril_indices", "triu_indices", "meshgrid", "empty_strided"]
 
 
 def _infer_dtype(data):
@@ -289,10 +289,6 @@ def meshgrid(*tensors, indexing="ij"):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
     return tuple(_make(np.ascontiguousarray(a)) for a in np.meshgrid(*(t._data for t in tensors), indexing=indexing))
-
-
-def complex(real, imag):
-    return _make(real._data + 1j * imag._data)
 
 
 # ------------------------------------------------------------------------------------------------
