@@ -31,6 +31,13 @@ def unbroadcast(g, shape):
     return g.reshape(shape)
 
 
+def placed(shape, key, g):
+    """A zero array of ``shape`` with ``g`` written at ``key``: the gradient of ``a[key]``."""
+    out = np.zeros(shape, g.dtype)
+    out[key] = g
+    return out
+
+
 def to_tensor(x, dtype=None) -> Tensor:
     """A Tensor for ``x`` (a Tensor passes through; scalars, lists and arrays are wrapped)."""
     if isinstance(x, Tensor):

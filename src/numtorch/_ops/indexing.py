@@ -21,7 +21,7 @@ from ..autograd.grad_mode import _State
 from ._cast import cast
 from ._inplace import inplace, inplace_fn
 from ._out import _out
-from ._util import bump, check_writable, to_tensor, unbroadcast
+from ._util import bump, check_writable, placed, to_tensor, unbroadcast
 from .scatter import _add_rows_along, _bcast, _index_add_rows, _wrap_neg
 from .slicing import SelectBackward0
 
@@ -258,9 +258,7 @@ class _BasicIndex(Op):
     def backward(self, g):
         if self._graph:
             return linear_backward(self, (g,), lambda w: w[self.key])
-        gx = np.zeros(self.shape, g.dtype)
-        gx[self.key] = g
-        return gx
+        return placed(self.shape, self.key, g)
 
 
 class IndexBackward0(Op):

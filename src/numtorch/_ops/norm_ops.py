@@ -85,6 +85,17 @@ def _graph_row_backward(gxhat, xhat, rstd):
     return (gxhat - a - xhat * b) * rstd
 
 
+
+def _saved_rows(node):
+    """``(xhat, rstd, weight, row_backward)`` of a node normalising rows (layer and group norm): the
+    cached arrays, or under create_graph rebuilt from the boxed input (``_graph_args``)."""
+    xhat, rstd, w = node.saved
+    if not node._graph:
+        return xhat, rstd, w, _row_backward
+    x, w = node._graph_args[0], node._graph_args[1]
+    xhat, rstd = _graph_row_normalize(x.reshape(xhat.shape), node.eps)
+    return xhat, rstd, None if w is None else w.reshape(-1), _graph_row_backward
+
 class NativeLayerNormBackward0(Op):
     """Normalize over the trailing ``k`` dims, then ``* weight + bias`` (both of the normalized shape)."""
 
@@ -103,13 +114,7 @@ class NativeLayerNormBackward0(Op):
         return out.reshape(shape) if out is not xhat else out.reshape(shape).copy()
 
     def backward(self, g):
-        xhat, rstd, w = self.saved
-        row_backward = _row_backward
-        if self._graph:
-            x, w = self._graph_args[0], self._graph_args[1]
-            xhat, rstd = _graph_row_normalize(x.reshape(xhat.shape), self.eps)
-            w = None if w is None else w.reshape(-1)
-            row_backward = _graph_row_backward
+        xhat, rstd, w, row_backward = _saved_rows(self)
         g2 = g.reshape(xhat.shape)
         e = self._edges
         gx = gw = gb = None
@@ -371,12 +376,7 @@ class NativeGroupNormBackward0(Op):
         return out.reshape(x.shape)
 
     def backward(self, g):
-        xhat, rstd, w = self.saved
-        row_backward = _row_backward
-        if self._graph:
-            x, w = self._graph_args[0], self._graph_args[1]
-            xhat, rstd = _graph_row_normalize(x.reshape(xhat.shape), self.eps)
-            row_backward = _graph_row_backward
+        xhat, rstd, w, row_backward = _saved_rows(self)
         n, c = self.shape[0], self.shape[1]
         g3 = g.reshape(n, c, -1)
         e = self._edges

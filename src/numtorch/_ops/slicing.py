@@ -10,7 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op, linear_backward
-from ._util import wrap_dim
+from ._util import placed, wrap_dim
 from .shape import _ints
 
 __all__ = ["split", "chunk", "tensor_split", "unbind", "narrow", "select"]
@@ -128,9 +128,7 @@ class SliceBackward0(Op):
     def backward(self, g):
         if self._graph:
             return linear_backward(self, (g,), lambda w: w[self.idx])
-        out = np.zeros(self.shape, g.dtype)
-        out[self.idx] = g
-        return out
+        return placed(self.shape, self.idx, g)
 
 
 def narrow(input: Tensor, dim, start, length) -> Tensor:

@@ -27,14 +27,19 @@ _return_type("nanmedian", "values indices")
 # ------------------------------------------------------------------------------------------------
 # median: the lower of the two middle values (NaN if any is NaN)
 # ------------------------------------------------------------------------------------------------
-def _lower_median(a, axis=None, keepdims=False):
-    flat = a.reshape(-1)
+def _lower_middle(flat, dtype):
+    """The lower of the two middle values of a 1-d array; NaN when it is empty."""
     if flat.size == 0:
-        return np.asarray(np.nan, a.dtype)
-    if a.dtype.kind in "fV" and np.isnan(flat).any():
-        return np.asarray(np.nan, a.dtype)
+        return np.asarray(np.nan, dtype)
     k = (flat.size - 1) // 2
     return np.partition(flat, k)[k]
+
+
+def _lower_median(a, axis=None, keepdims=False):
+    flat = a.reshape(-1)
+    if a.dtype.kind in "fV" and np.isnan(flat).any():
+        return np.asarray(np.nan, a.dtype)
+    return _lower_middle(flat, a.dtype)
 
 
 class MedianBackward0(AmaxBackward0):
@@ -45,6 +50,8 @@ class MedianBackward0(AmaxBackward0):
 
 
 class MedianBackward1(MaxBackward0):
+    """``median(dim)``: values and indices of the lower median along ``dim``."""
+
     @staticmethod
     def _index(a, axis):
         # lower median; among ties, the stable-sort position (PyTorch's pick depends on its
@@ -163,16 +170,14 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
 # ------------------------------------------------------------------------------------------------
 def _nan_lower_median(a, axis=None, keepdims=False):
     flat = a.reshape(-1)
-    flat = flat[~np.isnan(flat)] if a.dtype.kind in "fV" else flat
-    if flat.size == 0:
-        return np.asarray(np.nan, a.dtype)
-    k = (flat.size - 1) // 2
-    return np.partition(flat, k)[k]
+    return _lower_middle(flat[~np.isnan(flat)] if a.dtype.kind in "fV" else flat, a.dtype)
 
 
 class NanmedianBackward0(AmaxBackward0):
-    _fn = staticmethod(_nan_lower_median)
+    """``nanmedian()`` of every element: the lower middle value of the non-NaN ones."""
+
     _nan_aware = True
+    _fn = staticmethod(_nan_lower_median)
 
 
 class NanmedianBackward1(MaxBackward0):

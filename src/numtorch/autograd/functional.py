@@ -179,6 +179,12 @@ def _single_scalar(outputs, is_outputs_tuple, fn_name):
 # ------------------------------------------------------------------------------------------------
 # Public functions
 # ------------------------------------------------------------------------------------------------
+def _pair(outputs, is_out_t, res, is_in_t, create_graph):
+    """``(outputs, res)`` detached unless ``create_graph``, each a Tensor or a tuple like its argument."""
+    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_out_t),
+            _tuple_postprocess(_grad_postprocess(res, create_graph), is_in_t))
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(*inputs), v^T J)`` (``torch.autograd.functional.vjp``).
 
@@ -191,8 +197,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         res = _fill_in_zeros(_autograd_grad(outputs, inputs, v, create_graph=create_graph), inputs, strict,
                              create_graph, "back")
-    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_out_t),
-            _tuple_postprocess(_grad_postprocess(res, create_graph), is_in_t))
+    return _pair(outputs, is_out_t, res, is_in_t, create_graph)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -300,8 +305,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         res = _fill_in_zeros(_autograd_grad(jac, inputs, v, create_graph=create_graph), inputs, strict,
                              create_graph, "double_back")
-    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_out_t),
-            _tuple_postprocess(_grad_postprocess(res, create_graph), is_in_t))
+    return _pair(outputs, is_out_t, res, is_in_t, create_graph)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -318,5 +322,4 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     with set_grad_enabled(True if create_graph else is_grad_enabled()):
         res = _fill_in_zeros(_autograd_grad(double_back, grad_jac, v, create_graph=create_graph), inputs, strict,
                              create_graph, "double_back_trick")
-    return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_out_t),
-            _tuple_postprocess(_grad_postprocess(res, create_graph), is_in_t))
+    return _pair(outputs, is_out_t, res, is_in_t, create_graph)
