@@ -92,6 +92,38 @@ class MulBackward0(_Binary):
                 unbroadcast(g * a, self.sb) if eb is not None else None)
 
 
+class MulByNumber(_Binary):
+    """``tensor * number`` in either order: keeps only the number (no tensor to save or version-check)."""
+
+    _node_name = "MulBackward0"
+
+    def _f(self, a, b):
+        self.saved = b if type(a) is np.ndarray else a
+        return a * b
+
+    def backward(self, g):
+        s = self.saved
+        if g.dtype.kind == "c":
+            s = _conj(s)
+        ea, eb = self._edges
+        return (unbroadcast(g * s, self.sa) if ea is not None else None,
+                unbroadcast(g * s, self.sb) if eb is not None else None)
+
+
+class DivByNumber(_Binary):
+    """``tensor / number``: keeps only the number."""
+
+    _node_name = "DivBackward0"
+
+    def _f(self, a, b):
+        self.saved = b
+        return a / b
+
+    def backward(self, g):
+        b = self.saved
+        return unbroadcast(g / (_conj(b) if g.dtype.kind == "c" else b), self.sa), None
+
+
 class DivBackward0(_Binary):
     _saves = (0, 1)
     _saves_for = {0: (1,)}
@@ -220,7 +252,8 @@ subtract = sub
 
 def mul(input, other, *, out=None):
     """Elementwise product with broadcasting (``torch.mul``)."""
-    r = MulBackward0.apply(*prep2(input, other))
+    a, b = prep2(input, other)
+    r = (MulBackward0 if isinstance(a, Tensor) and isinstance(b, Tensor) else MulByNumber).apply(a, b)
     return r if out is None else _out(r, out)
 
 
@@ -243,7 +276,7 @@ def div(input, other, *, rounding_mode=None, out=None):
         dt = _dtype.get_default_dtype()
         a = cast(a, dt) if isinstance(a, Tensor) else a
         b = cast(b, dt) if isinstance(b, Tensor) else b
-    return _out(DivBackward0.apply(a, b), out)
+    return _out((DivBackward0 if isinstance(b, Tensor) else DivByNumber).apply(a, b), out)
 
 
 true_divide = divide = div
