@@ -490,6 +490,8 @@ class LinearAddmm(Op):
         x2, w = self.saved
         if self._graph:
             x2, w = self._graph_args[0].reshape(x2.shape), self._graph_args[1]
+        if g.dtype.kind == "c":  # complex: dX = G @ conj(W), dW = G^T @ conj(X)
+            x2, w = x2.conj(), w.conj()
         g2 = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
         e = self._edges
         gx = (g2 @ w).reshape(self.xshape) if e[0] is not None else None

@@ -119,6 +119,8 @@ class PowBackward0(_Binary):
 
     def backward(self, g):
         a, b, out = self.saved
+        if g.dtype.kind == "c":  # complex: holomorphic, so PyTorch's gradient is grad * conj(d out / d operand)
+            a, b, out = _conj(a), _conj(b), _conj(out)
         ga = gb = None
         if self._edges[0] is not None:
             if not np.isscalar(b):  # an array, or a box under create_graph

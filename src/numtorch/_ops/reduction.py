@@ -367,6 +367,7 @@ class ProdBackward1(Op):
 
     def backward(self, g):
         a, out = self.saved
+        a, out = (a.conj(), out.conj()) if a.dtype.kind == "c" else (a, out)  # complex: g * conj(d out / d a)
         axes = self.axes
         o = _keep(out, axes, self.keepdim)
         g = _expand(g, self.shape, axes, self.keepdim)
