@@ -72,6 +72,12 @@ def _check(A, fn, square=False, arg="A"):
                            f"{a.shape[-2]} by {a.shape[-1]} matrices")
 
 
+def _cz(x):
+    """``conj(x)`` for a complex array or create_graph box, else ``x`` itself: holomorphic ops' complex
+    gradients are ``grad * conj(f'(A))`` (PyTorch's convention), i.e. the real formula on conjugated operands."""
+    return x.conj() if x.dtype.kind == "c" else x
+
+
 def _mT(x):
     return np.swapaxes(x, -1, -2)
 
@@ -131,7 +137,7 @@ class LinalgInvExBackward0(Op):
 
     def backward(self, g):
         (y,) = self.saved
-        yt = _mT(y)
+        yt = _mT(_cz(y))
         return -(yt @ g @ yt)
 
 
@@ -164,14 +170,14 @@ def inv_ex(A: Tensor, *, check_errors=False, out=None):
 
 def _cofactor_t(a):
     """The transposed cofactor matrix ``d det(A) / dA`` via the SVD, valid for singular A too:
-    ``det(U) det(Vh) U diag(prod_{j != i} s_j) Vh``."""
+    ``det(U) det(Vh) U diag(prod_{j != i} s_j) Vh`` (for complex A its conjugate, the gradient factor)."""
     if a.shape[-1] == 0:
         return np.zeros_like(a)
     u, s, vh = np.linalg.svd(a)
     ones = np.ones(s.shape[:-1] + (1,), s.dtype)
     left = np.cumprod(np.concatenate([ones, s[..., :-1]], -1), -1)  # prod of s_j for j < i
     right = np.cumprod(np.concatenate([ones, s[..., :0:-1]], -1), -1)[..., ::-1]  # j > i
-    sign = np.linalg.det(u) * np.linalg.det(vh)
+    sign = _cz(np.linalg.det(u) * np.linalg.det(vh))  # complex: conj(cofactor) = conj(sign) U D Vh
     return (u * (left * right)[..., None, :]) @ vh * sign[..., None, None]
 
 
@@ -184,7 +190,8 @@ class LinalgDetBackward0(Op):
 
     def backward(self, g):
         (a,) = self.saved
-        if self._graph:  # det(A) A^-T, differentiable (an invertible A)
+        if self._graph:  # det(A) A^-T, differentiable (an invertible A); conjugated for complex
+            a = _cz(a)
             return (g * np.linalg.det(a))[..., None, None] * _mT(np.linalg.inv(a))
         return np.asarray(g)[..., None, None] * _cofactor_t(a)
 
@@ -238,6 +245,7 @@ class LinalgSolveExBackward0(Op):
 
     def backward(self, g):
         a, x = self.saved
+        a, x = _cz(a), _cz(x)  # complex: dB = A^-H G, dA = -dB X^H
         gg = g[..., None] if self.vec else g
         gb = np.linalg.solve(_mT(a), np.broadcast_to(gg, x.shape))
         ga = -(gb @ _mT(x))
@@ -653,7 +661,7 @@ class LinalgMatrixExpBackward0(Op):
     def backward(self, g):
         (a,) = self.saved
         n = a.shape[-1]
-        at = _mT(a)
+        at = _mT(_cz(a))  # complex: the derivative at A^H
         if self._graph:  # the same block matrix from box-aware pieces, exponentiated by this op itself
             shape = np.broadcast_shapes(a.shape, g.shape)
             at, gb = np.broadcast_to(at, shape), np.broadcast_to(g, shape)
@@ -688,7 +696,7 @@ class LinalgCrossBackward0(Op):
         return np.cross(a, b, axis=dim)
 
     def backward(self, g):
-        a, b = self.saved
+        a, b = _cz(self.saved[0]), _cz(self.saved[1])  # complex: grad * conj(d out / d operand)
         ga = np.cross(b, g, axis=self.dim)  # d<g, a x b>/da = b x g
         gb = np.cross(g, a, axis=self.dim)
         return unbroadcast(ga, self.shapes[0]), unbroadcast(gb, self.shapes[1])

@@ -269,7 +269,7 @@ class TanhshrinkBackward0(_Activation):
 
     @staticmethod
     def _df(x, g):
-        t = np.tanh(x)
+        t = np.tanh(x.conj() if x.dtype.kind == "c" else x)  # complex: g * conj(f'(x))
         return g * t * t
 
 
