@@ -60,6 +60,9 @@ CASES = {
     "chain": (lambda L, a, b: L.exp(L.sin(a) @ b).prod(1), [(3, 4), (4, 2)]),
     "logsumexp": (lambda L, a: L.logsumexp(a, 1), [S]),
     "tanhshrink": (lambda L, a: L.nn.functional.tanhshrink(a), [S]),
+    "softsign": (lambda L, a: L.nn.functional.softsign(a), [S]),  # not holomorphic (|x|)
+    "float_power": (lambda L, a: L.float_power(a, 2.5), [S]),
+    "float_power_tensor": (lambda L, a, b: L.float_power(a, b), [S, S]),
     "conv1d_groups": (lambda L, a, w: L.nn.functional.conv1d(a, w, groups=2), [(2, 4, 7), (4, 2, 3)]),
     "conv2d": (lambda L, a, w, b: L.nn.functional.conv2d(a, w, b, stride=2, padding=1), [(2, 2, 5, 5), (3, 2, 3, 3), (3,)]),
     "conv2d_unbatched": (lambda L, a, w: L.nn.functional.conv2d(a, w), [(2, 5, 5), (3, 2, 3, 3)]),
@@ -76,8 +79,8 @@ CASES = {
 
 # real-input domains for the float32 check (inverse functions need |x| < 1 or x > 1)
 _REAL_SHIFT = {"acosh": 1.5}
-_REAL_POSITIVE = {"log", "log2", "log10", "sqrt", "rsqrt", "pow_scalar", "pow_tensor", "pow_broadcast",
-                  "asin", "acos", "atanh"}
+_REAL_POSITIVE = {"log", "log2", "log10", "sqrt", "rsqrt", "pow_scalar", "pow_tensor", "pow_broadcast", "float_power",
+                  "float_power_tensor", "asin", "acos", "atanh"}
 
 
 def _rand(rng, shape, np_dtype, name):
@@ -137,7 +140,7 @@ def test_sigmoid_complex_forward():
 # create_graph: the gradient's own gradient (in z and in v) matches torch's
 GG = ["exp", "log", "sin", "tanh", "sigmoid", "sqrt", "reciprocal", "square", "pow_scalar", "pow_tensor",
       "prod_dim", "cumprod", "mm", "matmul_batched", "linear_bias_3d", "einsum", "outer", "kron", "logsumexp",
-      "conv2d", "inv", "det", "solve", "cross"]
+      "conv2d", "inv", "det", "solve", "cross", "softsign"]
 
 
 @pytest.mark.parametrize("name", GG)

@@ -238,7 +238,10 @@ class SoftsignBackward0(_Activation):
 
     @staticmethod
     def _df(x, g):
-        d = 1 + np.abs(x)
+        m = np.abs(x)
+        d = 1 + m
+        if x.dtype.kind == "c":  # not holomorphic: through |x| only Re(g conj(x)) flows back, along sgn(x)
+            return g / d - np.real(g * np.conj(x)) * np.where(m == 0, 0, x / np.where(m == 0, 1, m)) / (d * d)
         return g / (d * d)
 
 

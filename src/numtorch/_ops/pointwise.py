@@ -252,8 +252,11 @@ def pow(input, exponent, *, out=None):
 
 
 def float_power(input, exponent, *, out=None):
-    """``pow`` computed in float64 (``torch.float_power``): the result is always double."""
-    to64 = lambda x: cast(x, _dtype.float64) if isinstance(x, Tensor) else x  # noqa: E731
+    """``pow`` computed in double precision (``torch.float_power``): float64, or complex128 when either
+    operand is complex."""
+    cx = any(isinstance(x, complex) or isinstance(x, Tensor) and x._data.dtype.kind == "c" for x in (input, exponent))
+    dt = _dtype.complex128 if cx else _dtype.float64
+    to64 = lambda x: cast(x, dt) if isinstance(x, Tensor) else x  # noqa: E731
     return pow(to64(input), to64(exponent), out=out)
 
 
