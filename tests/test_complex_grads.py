@@ -61,6 +61,9 @@ CASES = {
     "logsumexp": (lambda L, a: L.logsumexp(a, 1), [S]),
     "tanhshrink": (lambda L, a: L.nn.functional.tanhshrink(a), [S]),
     "softsign": (lambda L, a: L.nn.functional.softsign(a), [S]),  # not holomorphic (|x|)
+    "normalize": (lambda L, a: L.nn.functional.normalize(a), [S]),  # not holomorphic (the norm)
+    "normalize_p3_dim0": (lambda L, a: L.nn.functional.normalize(a, p=3.0, dim=0), [S]),
+    "normalize_p1": (lambda L, a: L.nn.functional.normalize(a, p=1.0), [S]),
     "float_power": (lambda L, a: L.float_power(a, 2.5), [S]),
     "float_power_tensor": (lambda L, a, b: L.float_power(a, b), [S, S]),
     "conv1d_groups": (lambda L, a, w: L.nn.functional.conv1d(a, w, groups=2), [(2, 4, 7), (4, 2, 3)]),
@@ -140,7 +143,7 @@ def test_sigmoid_complex_forward():
 # create_graph: the gradient's own gradient (in z and in v) matches torch's
 GG = ["exp", "log", "sin", "tanh", "sigmoid", "sqrt", "reciprocal", "square", "pow_scalar", "pow_tensor",
       "prod_dim", "cumprod", "mm", "matmul_batched", "linear_bias_3d", "einsum", "outer", "kron", "logsumexp",
-      "conv2d", "inv", "det", "solve", "cross", "softsign"]
+      "conv2d", "inv", "det", "solve", "cross", "softsign", "normalize"]
 
 
 @pytest.mark.parametrize("name", GG)
