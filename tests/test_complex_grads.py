@@ -78,6 +78,10 @@ CASES = {
     "matrix_exp": (lambda L, a: L.matrix_exp(a), [(3, 3)]),
     "matrix_power": (lambda L, a: L.linalg.matrix_power(a, 3), [(3, 3)]),
     "cross": (lambda L, a, b: L.linalg.cross(a, b), [(2, 3), (2, 3)]),
+    "pinv": (lambda L, a: L.linalg.pinv(a), [(2, 3, 4)]),  # not holomorphic (conjugate transposes)
+    "pinv_tall": (lambda L, a: L.linalg.pinv(a), [(4, 3)]),
+    "pinv_hermitian": (lambda L, a: L.linalg.pinv(a + a.mT.conj() if a.is_complex() else a + a.mT, hermitian=True),
+                       [(3, 3)]),
 }
 
 # real-input domains for the float32 check (inverse functions need |x| < 1 or x > 1)
@@ -143,7 +147,7 @@ def test_sigmoid_complex_forward():
 # create_graph: the gradient's own gradient (in z and in v) matches torch's
 GG = ["exp", "log", "sin", "tanh", "sigmoid", "sqrt", "reciprocal", "square", "pow_scalar", "pow_tensor",
       "prod_dim", "cumprod", "mm", "matmul_batched", "linear_bias_3d", "einsum", "outer", "kron", "logsumexp",
-      "conv2d", "inv", "det", "solve", "cross", "softsign", "normalize"]
+      "conv2d", "inv", "det", "solve", "cross", "softsign", "normalize", "pinv"]
 
 
 @pytest.mark.parametrize("name", GG)

@@ -78,6 +78,11 @@ def _cz(x):
     return x.conj() if x.dtype.kind == "c" else x
 
 
+def _mH(x):
+    """The conjugate transpose of the last two dims (the transpose for real dtypes)."""
+    return _mT(_cz(x))
+
+
 def _mT(x):
     return np.swapaxes(x, -1, -2)
 
@@ -547,7 +552,8 @@ def _tolerances(a, atol, rtol, smax):
 
 
 class LinalgPinvBackward0(Op):
-    """``P = A^+``; for constant rank, ``dA = -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A)``."""
+    """``P = A^+``; for constant rank, ``dA = -P^H G P^H + (I - A P) G^H P P^H + P^H P G^H (I - P A)`` (``^H``
+    the conjugate transpose, ``^T`` for real A)."""
 
     _saves = (0, "out")
 
@@ -556,18 +562,18 @@ class LinalgPinvBackward0(Op):
             w, v = np.linalg.eigh(a)
             cut = _tolerances(a, atol, rtol, np.abs(w).max(-1, initial=0))[..., None]
             winv = np.where(np.abs(w) > cut, 1 / np.where(w == 0, 1, w), 0).astype(a.dtype)
-            p = (v * winv[..., None, :]) @ _mT(v)
+            p = (v * winv[..., None, :]) @ _mH(v)
         else:
             u, s, vh = np.linalg.svd(a, full_matrices=False)
             cut = _tolerances(a, atol, rtol, s.max(-1, initial=0))[..., None]
             sinv = np.where(s > cut, 1 / np.where(s == 0, 1, s), 0).astype(a.dtype)
-            p = (_mT(vh) * sinv[..., None, :]) @ _mT(u)
+            p = (_mH(vh) * sinv[..., None, :]) @ _mH(u)
         self.saved = (a, p)
         return p
 
     def backward(self, g):
         a, p = self.saved
-        pt, gt = _mT(p), _mT(g)
+        pt, gt = _mH(p), _mH(g)
         m, n = a.shape[-2:]
         proj_rows = np.eye(m, dtype=a.dtype) - a @ p  # (m, m)
         proj_cols = np.eye(n, dtype=a.dtype) - p @ a  # (n, n)
