@@ -78,6 +78,9 @@ CASES = {
     "matrix_exp": (lambda L, a: L.matrix_exp(a), [(3, 3)]),
     "matrix_power": (lambda L, a: L.linalg.matrix_power(a, 3), [(3, 3)]),
     "cross": (lambda L, a, b: L.linalg.cross(a, b), [(2, 3), (2, 3)]),
+    "triangular_solve": (lambda L, a, b: L.triangular_solve(b, L.triu(a) + 3 * L.eye(3))[0], [(3, 3), (3, 2)]),
+    "triangular_solve_t": (lambda L, a, b: L.triangular_solve(b, L.tril(a) + 3 * L.eye(3), upper=False,
+                                                             transpose=True)[0], [(3, 3), (3, 2)]),
     "pinv": (lambda L, a: L.linalg.pinv(a), [(2, 3, 4)]),  # not holomorphic (conjugate transposes)
     "pinv_tall": (lambda L, a: L.linalg.pinv(a), [(4, 3)]),
     "pinv_hermitian": (lambda L, a: L.linalg.pinv(a + a.mT.conj() if a.is_complex() else a + a.mT, hermitian=True),
@@ -147,7 +150,8 @@ def test_sigmoid_complex_forward():
 # create_graph: the gradient's own gradient (in z and in v) matches torch's
 GG = ["exp", "log", "sin", "tanh", "sigmoid", "sqrt", "reciprocal", "square", "pow_scalar", "pow_tensor",
       "prod_dim", "cumprod", "mm", "matmul_batched", "linear_bias_3d", "einsum", "outer", "kron", "logsumexp",
-      "conv2d", "inv", "det", "solve", "cross", "softsign", "normalize", "pinv"]
+      "conv2d", "inv", "det", "solve", "cross", "softsign", "normalize", "pinv",
+      "triangular_solve"]
 
 
 @pytest.mark.parametrize("name", GG)

@@ -333,6 +333,9 @@ class TriangularSolveBackward0(Op):
                 t = t + np.eye(n, dtype=t.dtype)
             if transpose:
                 t = _mT(t)
+        if gx.dtype.kind == "c":  # holomorphic: dB = op(A)^-H G, dA from -dB X^H
+            t, x = t.conj(), x.conj()
+        if self._graph:
             gb = np.linalg.solve(_mT(t), np.broadcast_to(gx, np.broadcast_shapes(t.shape[:-2], gx.shape[:-2])
                                                           + gx.shape[-2:]))
         else:
