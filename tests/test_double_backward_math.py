@@ -225,10 +225,7 @@ def _setitem(a, b):
     return c
 
 
-XFAIL = {
-    "exp_complex": "first-order gradient of holomorphic unary ops on complex inputs lacks the conjugate "
-                   "(numtorch gives g * f'(z), PyTorch g * conj(f'(z)))",
-}
+XFAIL = {}
 CASE_PARAMS = [pytest.param(c, id=c[0], **(_xfail(XFAIL[c[0]]) if c[0] in XFAIL else {})) for c in CASES]
 
 

@@ -104,6 +104,11 @@ class ConvolutionBackward0(Op):
         return out[0] if self.unbatched else out
 
     def backward(self, g):
+        if g.dtype.kind == "c":  # bilinear, so PyTorch's complex gradients are conj(backward(conj(g)))
+            return tuple(None if r is None else r.conj() for r in self._backward(g.conj()))
+        return self._backward(g)
+
+    def _backward(self, g):
         if self.unbatched:
             g = g[None]
         gb = g.sum(axis=(0,) + tuple(range(2, g.ndim))) if self._edges[2] is not None else None

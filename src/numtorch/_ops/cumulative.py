@@ -51,6 +51,8 @@ class CumprodBackward0(Op):
 
     def backward(self, g):
         a, out = self.saved
+        if a.dtype.kind == "c":  # holomorphic: PyTorch's gradient is grad * conj(d out / d a)
+            a, out = a.conj(), out.conj()
         ax = self.axis
         if a.ndim == 0:
             return g

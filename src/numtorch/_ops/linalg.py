@@ -73,6 +73,17 @@ def _check(A, fn, square=False, arg="A"):
                            f"{a.shape[-2]} by {a.shape[-1]} matrices")
 
 
+def _cz(x):
+    """``conj(x)`` for a complex array or create_graph box, else ``x`` itself: holomorphic ops' complex
+    gradients are ``grad * conj(f'(A))`` (PyTorch's convention), i.e. the real formula on conjugated operands."""
+    return x.conj() if x.dtype.kind == "c" else x
+
+
+def _mH(x):
+    """The conjugate transpose of the last two dims (the transpose for real dtypes)."""
+    return _mT(_cz(x))
+
+
 def _mT(x):
     return np.swapaxes(x, -1, -2)
 
@@ -132,7 +143,7 @@ class LinalgInvExBackward0(Op):
 
     def backward(self, g):
         (y,) = self.saved
-        yt = _mT(y)
+        yt = _mT(_cz(y))
         return -(yt @ g @ yt)
 
 
@@ -165,14 +176,14 @@ def inv_ex(A: Tensor, *, check_errors=False, out=None):
 
 def _cofactor_t(a):
     """The transposed cofactor matrix ``d det(A) / dA`` via the SVD, valid for singular A too:
-    ``det(U) det(Vh) U diag(prod_{j != i} s_j) Vh``."""
+    ``det(U) det(Vh) U diag(prod_{j != i} s_j) Vh`` (for complex A its conjugate, the gradient factor)."""
     if a.shape[-1] == 0:
         return np.zeros_like(a)
     u, s, vh = np.linalg.svd(a)
     ones = np.ones(s.shape[:-1] + (1,), s.dtype)
     left = np.cumprod(np.concatenate([ones, s[..., :-1]], -1), -1)  # prod of s_j for j < i
     right = np.cumprod(np.concatenate([ones, s[..., :0:-1]], -1), -1)[..., ::-1]  # j > i
-    sign = np.linalg.det(u) * np.linalg.det(vh)
+    sign = _cz(np.linalg.det(u) * np.linalg.det(vh))  # complex: conj(cofactor) = conj(sign) U D Vh
     return (u * (left * right)[..., None, :]) @ vh * sign[..., None, None]
 
 
@@ -185,7 +196,8 @@ class LinalgDetBackward0(Op):
 
     def backward(self, g):
         (a,) = self.saved
-        if self._graph:  # det(A) A^-T, differentiable (an invertible A)
+        if self._graph:  # det(A) A^-T, differentiable (an invertible A); conjugated for complex
+            a = _cz(a)
             return (g * np.linalg.det(a))[..., None, None] * _mT(np.linalg.inv(a))
         return np.asarray(g)[..., None, None] * _cofactor_t(a)
 
@@ -239,6 +251,7 @@ class LinalgSolveExBackward0(Op):
 
     def backward(self, g):
         a, x = self.saved
+        a, x = _cz(a), _cz(x)  # complex: dB = A^-H G, dA = -dB X^H
         gg = g[..., None] if self.vec else g
         gb = np.linalg.solve(_mT(a), np.broadcast_to(gg, x.shape))
         ga = -(gb @ _mT(x))
@@ -547,7 +560,8 @@ def _tolerances(a, atol, rtol, smax):
 
 
 class LinalgPinvBackward0(Op):
-    """``P = A^+``; for constant rank, ``dA = -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A)``."""
+    """``P = A^+``; for constant rank, ``dA = -P^H G P^H + (I - A P) G^H P P^H + P^H P G^H (I - P A)`` (``^H``
+    the conjugate transpose, ``^T`` for real A)."""
 
     _saves = (0, "out")
 
@@ -556,18 +570,18 @@ class LinalgPinvBackward0(Op):
             w, v = np.linalg.eigh(a)
             cut = _tolerances(a, atol, rtol, np.abs(w).max(-1, initial=0))[..., None]
             winv = np.where(np.abs(w) > cut, 1 / np.where(w == 0, 1, w), 0).astype(a.dtype)
-            p = (v * winv[..., None, :]) @ _mT(v)
+            p = (v * winv[..., None, :]) @ _mH(v)
         else:
             u, s, vh = np.linalg.svd(a, full_matrices=False)
             cut = _tolerances(a, atol, rtol, s.max(-1, initial=0))[..., None]
             sinv = np.where(s > cut, 1 / np.where(s == 0, 1, s), 0).astype(a.dtype)
-            p = (_mT(vh) * sinv[..., None, :]) @ _mT(u)
+            p = (_mH(vh) * sinv[..., None, :]) @ _mH(u)
         self.saved = (a, p)
         return p
 
     def backward(self, g):
         a, p = self.saved
-        pt, gt = _mT(p), _mT(g)
+        pt, gt = _mH(p), _mH(g)
         m, n = a.shape[-2:]
         proj_rows = np.eye(m, dtype=a.dtype) - a @ p  # (m, m)
         proj_cols = np.eye(n, dtype=a.dtype) - p @ a  # (n, n)
@@ -661,7 +675,7 @@ class LinalgMatrixExpBackward0(Op):
     def backward(self, g):
         (a,) = self.saved
         n = a.shape[-1]
-        at = _mT(a)
+        at = _mT(_cz(a))  # complex: the derivative at A^H
         if self._graph:  # the same block matrix from box-aware pieces, exponentiated by this op itself
             shape = np.broadcast_shapes(a.shape, g.shape)
             at, gb = np.broadcast_to(at, shape), np.broadcast_to(g, shape)
@@ -696,7 +710,7 @@ class LinalgCrossBackward0(Op):
         return np.cross(a, b, axis=dim)
 
     def backward(self, g):
-        a, b = self.saved
+        a, b = _cz(self.saved[0]), _cz(self.saved[1])  # complex: grad * conj(d out / d operand)
         ga = np.cross(b, g, axis=self.dim)  # d<g, a x b>/da = b x g
         gb = np.cross(g, a, axis=self.dim)
         return unbroadcast(ga, self.shapes[0]), unbroadcast(gb, self.shapes[1])

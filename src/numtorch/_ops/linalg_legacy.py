@@ -67,10 +67,13 @@ class LogdetBackward0(Op):
     def forward(self, a):
         sign, logabs = np.linalg.slogdet(a)
         self.saved = (a,)
+        if a.dtype.kind == "c":  # complex: log(det) = log(sign) + log|det|, the principal branch
+            return np.asarray(np.log(sign) + logabs, a.dtype)
         return np.asarray(np.where(sign < 0, np.nan, logabs), a.dtype)
 
     def backward(self, g):
         (a,) = self.saved
+        a = a.conj() if a.dtype.kind == "c" else a  # complex: g * conj(A^-T)
         if self._graph:  # A^-T, differentiable (an invertible A)
             return g[..., None, None] * _mT(np.linalg.inv(a))
         return np.asarray(g)[..., None, None] * _mT(_la._inv_or_pinv(a))
@@ -330,6 +333,9 @@ class TriangularSolveBackward0(Op):
                 t = t + np.eye(n, dtype=t.dtype)
             if transpose:
                 t = _mT(t)
+        if gx.dtype.kind == "c":  # holomorphic: dB = op(A)^-H G, dA from -dB X^H
+            t, x = t.conj(), x.conj()
+        if self._graph:
             gb = np.linalg.solve(_mT(t), np.broadcast_to(gx, np.broadcast_shapes(t.shape[:-2], gx.shape[:-2])
                                                           + gx.shape[-2:]))
         else:

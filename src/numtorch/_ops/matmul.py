@@ -94,8 +94,16 @@ def _mm_forward(a, b):
     return np.matmul(a, b)
 
 
+def _cz(x):
+    """``conj(x)`` for a complex array or create_graph box, else ``x`` itself (no copy)."""
+    return x.conj() if x.dtype.kind == "c" else x
+
+
 def _mm_grads(g, a, b, need_a, need_b):
-    """Gradients of ``matmul(a, b)`` for upstream ``g``; 1-D operands act as a row / column matrix."""
+    """Gradients of ``matmul(a, b)`` for upstream ``g``; 1-D operands act as a row / column matrix.
+    Complex: ``dA = G @ B^H``, ``dB = A^H @ G`` (PyTorch's convention for holomorphic ops)."""
+    if g.dtype.kind == "c":
+        a, b = _cz(a), _cz(b)
     ga = gb = None
     if a.ndim == 2 and b.ndim == 2:  # the hot path: two GEMMs, BLAS reads the transposes as views
         if need_a:
@@ -462,6 +470,7 @@ class OuterProduct(Op):
 
     def backward(self, g):
         a, b = self.saved
+        a, b = _cz(a), _cz(b)  # complex: grad * conj(other), as for mul
         ga = g @ b if self._edges[0] is not None else None
         gb = a @ g if self._edges[1] is not None else None
         return ga, gb
@@ -592,6 +601,8 @@ class _Einsum(Op):
 
     def backward(self, g):
         arrays = self.saved
+        if g.dtype.kind == "c":  # complex: contract with the conjugated other operands
+            arrays = tuple(_cz(x) for x in arrays)
         terms, out, sizes = self.spec
         grads = []
         for i, (arr, term) in enumerate(zip(arrays, terms)):
@@ -731,6 +742,7 @@ class KronBackward0(Op):
         if self._graph:  # the padded operands again, from the boxed inputs
             a, b = self._graph_args
             A, B = a.reshape(A.shape), b.reshape(B.shape)
+        A, B = _cz(A), _cz(B)  # complex: grad * conj(other)
         n = A.ndim
         G = g.reshape([s for pair in zip(A.shape, B.shape) for s in pair])
         ga = gb = None

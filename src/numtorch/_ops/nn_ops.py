@@ -238,7 +238,10 @@ class SoftsignBackward0(_Activation):
 
     @staticmethod
     def _df(x, g):
-        d = 1 + np.abs(x)
+        m = np.abs(x)
+        d = 1 + m
+        if x.dtype.kind == "c":  # not holomorphic: through |x| only Re(g conj(x)) flows back, along sgn(x)
+            return g / d - np.real(g * np.conj(x)) * np.where(m == 0, 0, x / np.where(m == 0, 1, m)) / (d * d)
         return g / (d * d)
 
 
@@ -269,7 +272,7 @@ class TanhshrinkBackward0(_Activation):
 
     @staticmethod
     def _df(x, g):
-        t = np.tanh(x)
+        t = np.tanh(x.conj() if x.dtype.kind == "c" else x)  # complex: g * conj(f'(x))
         return g * t * t
 
 
@@ -491,6 +494,8 @@ class LinearAddmm(Op):
         x2, w = self.saved
         if self._graph:
             x2, w = self._graph_args[0].reshape(x2.shape), self._graph_args[1]
+        if g.dtype.kind == "c":  # complex: dX = G @ conj(W), dW = G^T @ conj(X)
+            x2, w = x2.conj(), w.conj()
         g2 = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
         e = self._edges
         gx = (g2 @ w).reshape(self.xshape) if e[0] is not None else None

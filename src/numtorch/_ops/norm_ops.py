@@ -440,6 +440,8 @@ def instance_norm(input: Tensor, weight=None, bias=None, running_mean=None, runn
 # vector norms along a dim: normalize (cosine_similarity, pairwise_distance and pdist in distance.py)
 # ------------------------------------------------------------------------------------------------
 def _pnorm(x, p, axis, keepdims=True):
+    if p == 2 and x.dtype.kind == "c":  # sqrt(sum |x|^2), a real norm
+        return np.sqrt((x * np.conj(x)).real.sum(axis, keepdims=keepdims))
     if p == 2:
         return np.sqrt(np.einsum("...i,...i->...", x, x)[..., None] if axis == -1 and keepdims
                        else (x * x).sum(axis, keepdims=keepdims))
@@ -494,7 +496,8 @@ class NormalizeBackward(Op):
             d = np.where(n >= self.eps, n, self.eps)  # clamp_min: the gradient passes where n >= eps
         gm = np.moveaxis(g, self.dim, -1)
         gx = gm / d
-        dot = np.einsum("...i,...i->...", gm, xm)[..., None]
+        dot = np.einsum("...i,...i->...", gm, xm.conj() if xm.dtype.kind == "c" else xm)[..., None]
+        dot = dot.real if xm.dtype.kind == "c" else dot  # complex: only Re(<g, x>) flows through the real norm
         gx -= (n >= self.eps) * (dot / (d * d)) * _pnorm_grad(xm, n, self.p)
         return np.moveaxis(gx, -1, self.dim)
 

@@ -153,6 +153,8 @@ class PowBackward0(_Binary):
 
     def backward(self, g):
         a, b, out = self.saved
+        if g.dtype.kind == "c":  # complex: holomorphic, so PyTorch's gradient is grad * conj(d out / d operand)
+            a, b, out = _conj(a), _conj(b), _conj(out)
         ga = gb = None
         if self._edges[0] is not None:
             if not np.isscalar(b):  # an array, or a box under create_graph
@@ -297,8 +299,11 @@ def pow(input, exponent, *, out=None):
 
 
 def float_power(input, exponent, *, out=None):
-    """``pow`` computed in float64 (``torch.float_power``): the result is always double."""
-    to64 = lambda x: cast(x, _dtype.float64) if isinstance(x, Tensor) else x  # noqa: E731
+    """``pow`` computed in double precision (``torch.float_power``): float64, or complex128 when either
+    operand is complex."""
+    cx = any(isinstance(x, complex) or isinstance(x, Tensor) and x._data.dtype.kind == "c" for x in (input, exponent))
+    dt = _dtype.complex128 if cx else _dtype.float64
+    to64 = lambda x: cast(x, dt) if isinstance(x, Tensor) else x  # noqa: E731
     return pow(to64(input), to64(exponent), out=out)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
-from ._util import dims_arg, wrap_dim
+from ._util import _cj, dims_arg, wrap_dim
 from ._cast import cast
 from ._out import _out
 from .pointwise import div, maximum, minimum
@@ -367,6 +367,7 @@ class ProdBackward1(Op):
 
     def backward(self, g):
         a, out = self.saved
+        a, out = (a.conj(), out.conj()) if a.dtype.kind == "c" else (a, out)  # complex: g * conj(d out / d a)
         axes = self.axes
         o = _keep(out, axes, self.keepdim)
         g = _expand(g, self.shape, axes, self.keepdim)
@@ -608,7 +609,7 @@ class LogsumexpBackward0(Op):
         if self._graph:  # create_graph: the kept-dims result from the output's box
             a, r = self._graph_args[0], _keep(self._graph_out, self.axes, self.keepdim)
         with np.errstate(invalid="ignore"):  # inf - inf: PyTorch's gradient is nan there too
-            return _expand(g, self.shape, self.axes, self.keepdim) * np.exp(a - r)
+            return _expand(g, self.shape, self.axes, self.keepdim) * _cj(np.exp(a - r))  # complex: g * conj(f')
 
 
 @_np_aliases

@@ -38,8 +38,15 @@ class NegBackward0(Op):
         return -g
 
 
+def _cz(x):
+    """``conj(x)`` for complex ``x`` (array or create_graph box), else ``x`` itself. Holomorphic f's gradient
+    is ``g * conj(f'(z))`` (PyTorch's convention); every ``f'`` here has real coefficients, so
+    ``conj(f'(z)) == f'(conj(z))``: conjugating the saved operand once costs nothing on real dtypes."""
+    return x.conj() if x.dtype.kind == "c" else x
+
+
 class _SavesOutput(Op):
-    """``_f(x)`` whose gradient ``_grad(g, out)`` reads the output."""
+    """``_f(x)`` whose gradient ``_grad(g, out)`` reads the output (conjugated for complex)."""
 
     _saves = ("out",)
 
@@ -48,11 +55,11 @@ class _SavesOutput(Op):
         return self.saved
 
     def backward(self, g):
-        return self._grad(g, self.saved)
+        return self._grad(g, _cz(self.saved))
 
 
 class _SavesInput(Op):
-    """``_f(x)`` whose gradient ``_grad(g, x)`` reads the input."""
+    """``_f(x)`` whose gradient ``_grad(g, x)`` reads the input (conjugated for complex)."""
 
     _saves = (0,)
 
@@ -61,7 +68,7 @@ class _SavesInput(Op):
         return self._f(a)
 
     def backward(self, g):
-        return self._grad(g, self.saved)
+        return self._grad(g, _cz(self.saved))
 
 
 class AbsBackward0(_SavesInput):
@@ -84,7 +91,7 @@ class ExpBackward0(Op):
         return out
 
     def backward(self, g):
-        return g * self.saved
+        return g * _cz(self.saved)
 
 
 # each: f, and the gradient g * f'(x) from the saved input x or output o
@@ -190,14 +197,14 @@ class SquareBackward(Op):
         return a * a
 
     def backward(self, g):
-        return g * (2 * self.saved)
+        return g * (2 * _cz(self.saved))
 
 
 class TanhBackward0(_SavesOutput):
     _f = staticmethod(np.tanh)
 
     def backward(self, g):
-        t = self.saved
+        t = _cz(self.saved)
         return g * (1 - t * t)
 
 
@@ -205,6 +212,9 @@ class SigmoidBackward0(Op):
     _saves = ("out",)
 
     def forward(self, a):
+        if a.dtype.kind == "c":  # the |a| trick below is for real inputs only
+            self.saved = out = 1 / (1 + np.exp(-a))
+            return out
         # exp(-|a|) never overflows; both branches agree where they meet
         e = np.exp(-np.abs(a))
         out = np.where(a >= 0, 1 / (1 + e), e / (1 + e))
@@ -212,7 +222,7 @@ class SigmoidBackward0(Op):
         return out
 
     def backward(self, g):
-        s = self.saved
+        s = _cz(self.saved)
         return g * s * (1 - s)
 
 
