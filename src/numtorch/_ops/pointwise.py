@@ -102,12 +102,8 @@ class MulByNumber(_Binary):
         return a * b
 
     def backward(self, g):
-        s = self.saved
-        if g.dtype.kind == "c":
-            s = _conj(s)
-        ea, eb = self._edges
-        return (unbroadcast(g * s, self.sa) if ea is not None else None,
-                unbroadcast(g * s, self.sb) if eb is not None else None)
+        gt = g * (_conj(self.saved) if g.dtype.kind == "c" else self.saved)  # the tensor's gradient
+        return (unbroadcast(gt, self.sa), None) if self._edges[0] is not None else (None, unbroadcast(gt, self.sb))
 
 
 class DivByNumber(_Binary):
