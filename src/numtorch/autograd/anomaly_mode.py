@@ -1,7 +1,8 @@
 """Anomaly detection switches (mirrors ``torch.autograd.anomaly_mode``).
 
-numtorch records the flags so that programs which turn anomaly detection on run unchanged and can
-query it; the engine does not (yet) add forward tracebacks or NaN checks to backward errors.
+While it is on (with ``check_nan``), the engine checks every backward node's results and raises
+PyTorch's RuntimeError naming the node that produced NaN. numtorch does not add the forward traceback
+that PyTorch prints with it.
 """
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ import numpy as np
 from .._dtype import from_np
 from .._tensor import Tensor, _make
 from .grad_mode import enable_grad
+from .anomaly_mode import _state as _anomaly
 from .graph import Node, _edge
 
 __all__ = ["backward", "grad", "run_backward"]
@@ -139,6 +140,8 @@ def _run(roots, grads, retain_graph, capture, accumulate, runner):
             if run is not None and n not in run:
                 continue  # no input of autograd.grad lies behind this node
         gins = n._run_backward(gl) if runner is None else runner(n, gl)
+        if _anomaly["enabled"] and _anomaly["check_nan"]:
+            _check_nan(n, gins)
         if "_post_hooks" in d:
             for fn in list(n._post_hooks.values()):
                 r = fn(tuple(_wrap(g) for g in gins), tuple(_wrap(g) for g in gl))
@@ -185,6 +188,14 @@ def _needed(capture, parents):
                 seen.add(p)
                 todo.append(p)
     return run
+
+
+def _check_nan(n, gins):
+    """Anomaly mode: a node whose backward produced NaN fails there, as PyTorch's engine does."""
+    for i, g in enumerate(gins):
+        arr = g._data if isinstance(g, Tensor) else g
+        if arr is not None and arr.dtype.kind in "fc" and np.isnan(arr).any():
+            raise RuntimeError(f"Function '{n.name()}' returned nan values in its {i}th output.")
 
 
 def _skip(n, deps, buf, ready):
