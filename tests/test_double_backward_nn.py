@@ -387,3 +387,17 @@ def test_distribution_log_prob(dist):
         res.append([g.detach().numpy() for g in m.autograd.grad(s, ps)])
     for a, b in zip(*res):
         np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["huber_loss", "smooth_l1_loss"])
+def test_second_derivative_at_the_kink_is_pytorchs(name):
+    # |x - y| == delta (beta): PyTorch's double backward takes the flat branch there (0), not the quadratic one
+    res = []
+    for m in (nt, torch):
+        x = m.tensor([1.0, -1.0, 0.5, 2.0], dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(getattr(m.nn.functional, name)(x, m.zeros_like(x), reduction="none").sum(), x,
+                               create_graph=True)
+        (h,) = m.autograd.grad((g * m.tensor([1.0, 2.0, 3.0, 4.0], dtype=m.float64)).sum(), x)
+        res.append((g.detach().numpy(), h.numpy()))
+    np.testing.assert_array_equal(res[0][0], res[1][0])
+    np.testing.assert_array_equal(res[0][1], res[1][1])

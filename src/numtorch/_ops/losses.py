@@ -139,7 +139,7 @@ class SmoothL1LossBackward0(_DiffLoss):
 
     @staticmethod
     def _df(d, beta):
-        return np.sign(d) if beta == 0 else np.clip(d / beta, -1, 1)
+        return np.sign(d) if beta == 0 else np.where(np.abs(d) < beta, d / beta, np.sign(d))  # as huber
 
 
 class HuberLossBackward0(_DiffLoss):
@@ -150,7 +150,7 @@ class HuberLossBackward0(_DiffLoss):
 
     @staticmethod
     def _df(d, delta):
-        return np.clip(d, -delta, delta)
+        return np.where(np.abs(d) < delta, d, delta * np.sign(d))  # not clip: d2/dd2 is 0 at |d| == delta
 
 
 class SoftMarginLossBackward0(_PointLoss):
