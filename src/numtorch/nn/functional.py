@@ -311,16 +311,21 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _channel_dropout(input, p, training, inplace, input.dim() == 3)
 
 
+def _warn_rank(fn, nd, spatial):
+    """PyTorch's deprecation warning for a ``dropout{spatial}d`` input of an unexpected rank ``nd``."""
+    _warnings.warn(f"{fn}: Received a {nd}-D input to {fn}, which is deprecated and will result in an error in a "
+                   f"future release. To retain the behavior and silence this warning, please use dropout instead. "
+                   f"Note that {fn} exists to provide channel-wise dropout on inputs with {spatial} spatial "
+                   f"dimensions, a channel dimension, and an optional batch dimension (i.e. {spatial + 1}D or "
+                   f"{spatial + 2}D inputs).", stacklevel=3)
+
+
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, H, W)`` input (``F.dropout2d``), with PyTorch's warnings for other ranks."""
     _check_p(p)
     nd = input.dim()
     if nd not in (3, 4):
-        _warnings.warn(f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated and will result in an "
-                       f"error in a future release. To retain the behavior and silence this warning, please use "
-                       f"dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with "
-                       f"2 spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
-                       f"inputs).", stacklevel=2)
+        _warn_rank("dropout2d", nd, 2)
     if nd == 3:
         _warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
                        "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
@@ -335,11 +340,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     _check_p(p)
     nd = input.dim()
     if nd not in (4, 5):
-        _warnings.warn(f"dropout3d: Received a {nd}-D input to dropout3d, which is deprecated and will result in an "
-                       f"error in a future release. To retain the behavior and silence this warning, please use "
-                       f"dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with "
-                       f"3 spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
-                       f"inputs).", stacklevel=2)
+        _warn_rank("dropout3d", nd, 3)
     return _channel_dropout(input, p, training, inplace, nd == 5)
 
 
