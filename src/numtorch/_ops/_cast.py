@@ -45,6 +45,3 @@ def _aten(np_dtype) -> str:
     except TypeError:
         return str(np_dtype)
 
-
-# PyTorch's ScalarType name by dtype name, derived from the dtype objects (for families that index by name)
-_ATEN_NAMES = {d.name: d._aten_name for d in _dtype._ALL}

@@ -21,10 +21,10 @@ import collections
 import numpy as np
 
 from .._tensor import Tensor, _make
-from ..autograd.function import Op, linear_backward
+from ..autograd.function import Op
 from ..autograd.grad_mode import _State
 from ._util import unbroadcast, wrap_dim
-from .matmul import _aname, _cname, matmul
+from .matmul import _aname, matmul
 
 __all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve",
            "cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank",

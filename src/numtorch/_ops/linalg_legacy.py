@@ -17,11 +17,11 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, _make
-from ..autograd.function import Op, linear_backward
+from ..autograd.function import Op
 from . import linalg as _la
 from ._util import unbroadcast
 from .linalg import matrix_exp  # torch.matrix_exp is torch.linalg.matrix_exp
-from .matmul import _aname, matmul
+from .matmul import _aname, _cname, matmul
 from .rearrange import tril, triu
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp", "cholesky", "svd",
@@ -476,7 +476,7 @@ def multi_dot(tensors, *, out=None) -> Tensor:
             raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {nd}D")
         if t._data.dtype != ts[0]._data.dtype:
             raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
-                               f"{_la._cname(ts[0]._data)} and tensor {i} {_la._cname(t._data)}")
+                               f"{_cname(ts[0]._data)} and tensor {i} {_cname(t._data)}")
     first_vec, last_vec = ts[0]._data.ndim == 1, ts[-1]._data.ndim == 1
     mats = [ts[0].unsqueeze(0) if first_vec else ts[0]] + ts[1:-1] + [ts[-1].unsqueeze(-1) if last_vec else ts[-1]]
     for i in range(len(mats) - 1):

@@ -325,7 +325,7 @@ def multinomial(input: Tensor, num_samples: int, replacement=False, *, generator
     if (rows.sum(-1, dtype=np.float64) <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     if num_samples <= 0:
-        raise RuntimeError(f"cannot sample n_sample <= 0 samples")
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
     if not replacement and num_samples > rows.shape[1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     eng = _eng(generator)

@@ -9,7 +9,6 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.function import Op, linear_backward, save_indices
-from ._cast import cast
 from ._inplace import inplace_fn
 from ._out import _out
 from ._util import unbroadcast

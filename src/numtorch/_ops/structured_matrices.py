@@ -9,7 +9,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype
-from ..autograd.function import Op, linear_backward
+from ..autograd.function import Op
 from .creation import ones
 from .cumulative import cumprod
 from .pointwise import cast

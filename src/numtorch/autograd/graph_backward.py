@@ -22,14 +22,12 @@ from ``self._graph_args``/``self._graph_out`` when ``self._graph`` is set (see `
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
 from .._ops import pointwise as P, unary as U, reduction as R, shape as S, rearrange as RA
-from .._ops import indexing as I, linalg as L, matmul as M
+from .._ops import linalg as L, matmul as M
 from .._ops import special as SP, cumulative as CU
 from .._ops import scatter as SC
 from . import engine
