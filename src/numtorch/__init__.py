@@ -102,6 +102,7 @@ from . import serialization
 from .serialization import load, save
 from . import nn, optim, utils
 from . import linalg  # torch.linalg (the matmul family is _ops/matmul.py)
+from . import func  # torch.func (functorch's transforms)
 from . import accelerator, amp, backends, cuda, distributed
 from . import jit, multiprocessing, onnx, version  # noqa: E402  (compat: torch.jit/.multiprocessing/.onnx/.version)
 from .amp import autocast

@@ -125,7 +125,12 @@ class Op(Node):
         if type(out) is tuple:
             return self._wrap_many(out, args, needs)
         if type(out) is not np.ndarray:
-            out = np.asarray(out)
+            raw, out = out, np.asarray(out)
+            if cls._save_out:  # a 0-d result is a NumPy scalar: the node must keep the array the graph
+                d = self.__dict__  # backward (create_graph) recognises as the saved output, not the scalar
+                for k, v in d.items():
+                    if v is raw:
+                        d[k] = out
         t = _new(Tensor)
         t._data = out
         t._grad = t.grad_fn = t._hooks = None
