@@ -311,3 +311,84 @@ def test_transforms_keep_the_function_name():
         return x.sum()
     for t in (nt.func.grad, nt.func.grad_and_value, nt.func.jacrev, nt.func.jacfwd):
         assert t(my_loss).__name__ == "my_loss"
+
+
+# ------------------------------------------------------------------------------------------------
+# torch.autograd.functional: vectorize=True and strategy="forward-mode" (through the same seams)
+# ------------------------------------------------------------------------------------------------
+def _g_single(x):
+    return (x.sin() * x.sum()).cumsum(0)
+
+
+def _g_tuple(x, y):
+    return x.exp() * y, (x @ y).tanh()
+
+
+AF_CASES = {
+    "single": (_g_single, lambda L: _t(L, X3)),
+    "tuple": (_g_tuple, lambda L: (_t(L, X3), _t(L, Y3))),
+    "matrix": (lambda m: (m @ m.t()).exp(), lambda L: _t(L, M23)),
+    "float32": (_g_single, lambda L: _t(L, X3, "float32")),
+}
+
+
+@pytest.mark.parametrize("mode", ["vectorize", "forward", "vectorize_create_graph"])
+@pytest.mark.parametrize("case", sorted(AF_CASES))
+def test_autograd_functional_jacobian_vectorized_and_forward(case, mode):
+    fn, inp = AF_CASES[case]
+    kw = {"vectorize": dict(vectorize=True), "forward": dict(vectorize=True, strategy="forward-mode"),
+          "vectorize_create_graph": dict(vectorize=True, create_graph=True)}[mode]
+    tol = 1e-5 if case == "float32" else 1e-10
+
+    def prog(L, F):
+        return L.autograd.functional.jacobian(fn, inp(L), **kw)
+    both(prog, tol)
+    plain = nt.autograd.functional.jacobian(fn, inp(nt))
+    got = nt.autograd.functional.jacobian(fn, inp(nt), **kw)
+    flat = (lambda j: [j] if isinstance(j, nt.Tensor) else [t for r in j for t in (r if isinstance(r, (tuple, list))
+                                                                                 else (r,))])
+    for p, g in zip(flat(plain), flat(got)):
+        np.testing.assert_array_equal(g.detach().numpy(), p.numpy())
+
+
+@pytest.mark.parametrize("kw", [dict(vectorize=True), dict(vectorize=True, outer_jacobian_strategy="forward-mode"),
+                                dict(vectorize=True, create_graph=True)], ids=["vectorize", "forward", "create_graph"])
+def test_autograd_functional_hessian_vectorized(kw):
+    def prog(L, F):
+        h1 = L.autograd.functional.hessian(lambda x: (x.sin() * x.prod()).sum(), _t(L, X3), **kw)
+        h2 = L.autograd.functional.hessian(lambda x, y: (x.exp() * y ** 3).sum(), (_t(L, X3), _t(L, Y3)), **kw)
+        return h1.detach(), tuple(tuple(t.detach() for t in r) for r in h2)
+    both(prog)
+
+
+AF_ERRORS = {
+    "strict_vectorize": lambda L, F: L.autograd.functional.jacobian(_g_single, _t(L, X3), strict=True, vectorize=True),
+    "forward_strict": lambda L, F: L.autograd.functional.jacobian(_g_single, _t(L, X3), strict=True, vectorize=True,
+                                                                  strategy="forward-mode"),
+    "forward_create_graph": lambda L, F: L.autograd.functional.jacobian(_g_single, _t(L, X3), create_graph=True,
+                                                                        vectorize=True, strategy="forward-mode"),
+    "forward_no_vectorize": lambda L, F: L.autograd.functional.jacobian(_g_single, _t(L, X3),
+                                                                        strategy="forward-mode"),
+    "hessian_forward_no_vectorize": lambda L, F: L.autograd.functional.hessian(cube, _t(L, X3),
+                                                                               outer_jacobian_strategy="forward-mode"),
+    "hessian_forward_create_graph": lambda L, F: L.autograd.functional.hessian(
+        cube, _t(L, X3), vectorize=True, create_graph=True, outer_jacobian_strategy="forward-mode"),
+    "bad_strategy": lambda L, F: L.autograd.functional.jacobian(_g_single, _t(L, X3), strategy="sideways"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(AF_ERRORS))
+def test_autograd_functional_errors(case):
+    same_error(AF_ERRORS[case])
+
+
+@pytest.mark.parametrize("which", ["input", "weight"])
+def test_linear_double_backward_when_only_one_operand_requires_grad(which):
+    # F.linear's node saves only the operand a gradient needs; its graph backward used to assume both
+    def prog(L, F):
+        x = _t(L, M23, rg=which == "input")
+        w = _t(L, np.arange(9.0).reshape(3, 3) / 5, rg=which == "weight")
+        leaf = x if which == "input" else w
+        g, = L.autograd.grad(L.nn.functional.linear(x, w).tanh().sum(), leaf, create_graph=True)
+        return g, L.autograd.grad(g.pow(2).sum(), leaf)[0]
+    both(prog)

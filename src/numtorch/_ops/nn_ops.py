@@ -492,8 +492,9 @@ class LinearAddmm(Op):
 
     def backward(self, g):
         x2, w = self.saved
-        if self._graph:
-            x2, w = self._graph_args[0].reshape(x2.shape), self._graph_args[1]
+        if self._graph:  # an input that was not saved (no gradient needs it) stays the plain array
+            a0, a1 = self._graph_args
+            x2, w = (x2 if a0 is None else a0.reshape(x2.shape)), (w if a1 is None else a1)
         if g.dtype.kind == "c":  # complex: dX = G @ conj(W), dW = G^T @ conj(X)
             x2, w = x2.conj(), w.conj()
         g2 = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])

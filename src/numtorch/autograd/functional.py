@@ -320,8 +320,8 @@ def _jacfwd(func, inputs, strict, vectorize):
         row = []
         for part, inp in zip(col.split(numels, 0), inputs):
             row.append(part.permute(*range(1, part.dim()), 0).reshape(tuple(out.shape) + tuple(inp.shape)))
-        jac.append(tuple(row))
-    return _tuple_postprocess(tuple(jac), (info["is_out_t"], is_in_t))
+        jac.append(row)
+    return _tuple_postprocess(jac, (info["is_out_t"], is_in_t))  # lists of lists, as PyTorch's forward mode
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
