@@ -392,3 +392,30 @@ def test_linear_double_backward_when_only_one_operand_requires_grad(which):
         g, = L.autograd.grad(L.nn.functional.linear(x, w).tanh().sum(), leaf, create_graph=True)
         return g, L.autograd.grad(g.pow(2).sum(), leaf)[0]
     both(prog)
+
+
+EDGE_CASES = {
+    "jac_of_constant": lambda L, F: (F.jacrev(lambda x: L.ones(2, dtype=L.float64))(_t(L, X3)),
+                                     F.jacfwd(lambda x: L.ones(2, dtype=L.float64))(_t(L, X3))),
+    "jacrev_unused_arg": lambda L, F: F.jacrev(lambda x, y: x * 2, argnums=(0, 1))(_t(L, X3), _t(L, Y3)),
+    "jacfwd_unused_arg": lambda L, F: F.jacfwd(lambda x, y: x * 2, argnums=(0, 1))(_t(L, X3), _t(L, Y3)),
+    "hessian_of_linear": lambda L, F: F.hessian(lambda x: x.sum() * 2)(_t(L, X3)),
+    "grad_through_indexing": lambda L, F: F.grad(lambda x: x[0] ** 2 + x[1:].sum())(_t(L, X3)),
+    "jacrev_outer_product": lambda L, F: F.jacrev(lambda x: x.unsqueeze(0) * x.unsqueeze(1))(_t(L, X3)),
+    "jacrev_scalar_chunk_1": lambda L, F: F.jacrev(lambda x: x.sum(), chunk_size=1)(_t(L, 2.0)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EDGE_CASES))
+def test_edge_cases(case):
+    both(EDGE_CASES[case])
+
+
+def test_edge_errors():
+    same_error(lambda L, F: F.grad(lambda x, y: x.sum(), argnums=(0, 1))(_t(L, X3), 2.0))
+
+    def vjp_fn_after_graph_freed(L, F):
+        _, fn = F.vjp(lambda x: x.exp(), _t(L, X3))
+        fn(_t(L, Y3), retain_graph=False)
+        fn(_t(L, Y3))
+    same_error(vjp_fn_after_graph_freed, match_message=False)
