@@ -6,6 +6,7 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         set_grad_enabled)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from . import profiler  # torch.autograd.profiler
 
 __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "gradcheck", "gradgradcheck", "GradcheckError", "once_differentiable",
