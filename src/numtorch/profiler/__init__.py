@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 import os
+import warnings
 
 from ..autograd.profiler import _Recorder, record_function
 from ..autograd.profiler_util import EventList
@@ -56,12 +57,18 @@ def schedule(*, wait: int, warmup: int, active: int, repeat: int = 0, skip_first
     cycle's wait.
 
     Raises:
-        ValueError: a negative argument, or ``active`` < 1.
+        AssertionError: a negative argument, or ``active`` < 1 (as PyTorch; ``warmup=0`` warns).
     """
-    if min(wait, warmup, active, repeat, skip_first) < 0 or active < 1:
-        raise ValueError("Invalid profiler schedule arguments")
+    if wait < 0 or warmup < 0 or active <= 0 or repeat < 0 or skip_first < 0:
+        raise AssertionError(f"Invalid profiler schedule arguments. Got wait={wait} (need >= 0), warmup={warmup} "
+                             f"(need >= 0), active={active} (need > 0), repeat={repeat} (need >= 0), "
+                             f"skip_first={skip_first} (need >= 0).")
+    if warmup == 0:
+        warnings.warn("Profiler won't be using warmup, this can skew profiler results", stacklevel=2)
 
     def fn(step: int) -> ProfilerAction:
+        if step < 0:
+            raise AssertionError(f"Step must be non-negative. Got {step}.")
         if step < skip_first:
             return ProfilerAction.NONE
         step -= skip_first

@@ -44,6 +44,14 @@ def _std(a) -> float:
     return float(np.std(a, dtype=np.float64, ddof=1)) if a.size > 1 else float("nan")
 
 
+def _div(a: float, b: float) -> float:
+    """a / b, with inf (or nan for 0 / 0) where b is 0: a constant parameter (a zero bias, BatchNorm's
+    initial weight of ones) has no spread to compare with."""
+    if b == 0 or b != b:
+        return float("nan") if a == 0 or a != a else float("inf")
+    return a / b
+
+
 class LayerRecord:
     """What one layer's output looked like: lists indexed like ``steps`` (the grad lists like
     ``grad_steps``). ``saturated``: share of saturated (Tanh/Sigmoid) or dead (ReLU) units, or None."""
@@ -171,15 +179,16 @@ class Diagnostics:
                 self._before[name] = p._data.copy()
                 rec = self.params[name]
                 rec.steps.append(self.step_count)
-                rec.grad_data.append(_std(p.grad._data) / _std(p._data))
+                rec.grad_data.append(_div(_std(p.grad._data), _std(p._data)))
         return None
 
     def _post_step(self, optimizer, args, kwargs):
         for name, old in self._before.items():
             p = self._by_name(name)
             update = p._data.astype(np.float64) - old
-            ratio = _std(update) / _std(old)
-            self.params[name].update_data.append(math.log10(ratio) if ratio > 0 else float("-inf"))
+            ratio = _div(_std(update), _std(old))
+            self.params[name].update_data.append(math.log10(ratio) if ratio > 0 else
+                                                 float("-inf") if ratio == 0 else ratio)
         self._before = {}
         self.step()
 
@@ -233,9 +242,10 @@ class Diagnostics:
                 line += f" grad std {rec.grad_std[-1]:.2e}"
             lines.append(line)
         for rec in self.params.values():
-            if not rec.update_data:
+            recent = [u for u in rec.update_data[-last:] if math.isfinite(u)]
+            if not recent:
                 continue
-            ud = float(np.mean(rec.update_data[-last:]))
+            ud = float(np.mean(recent))
             gd = rec.grad_data[-1]
             lines.append(f"param {rec.name} {list(rec.shape)}: grad/data {gd:.2e} update/data log10 {ud:+.2f}")
             if len(rec.shape) < 2:  # the lectures judge the weights; biases start at zero
