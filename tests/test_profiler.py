@@ -238,3 +238,17 @@ def test_create_graph_backward_is_profiled():
     # the ops the differentiable backward ran are children of its backward event
     tanh_bw = [e for e in prof.events() if e.name == "TanhBackward0"][0]
     assert tanh_bw.cpu_children and all(c.name.startswith("aten::") for c in tanh_bw.cpu_children)
+
+
+def test_tensorboard_trace_handler_writes_each_window(tmp_path):
+    x = numtorch.randn(4, requires_grad=True)
+    handler = profiler.tensorboard_trace_handler(str(tmp_path), worker_name="w")
+    with profiler.profile(schedule=profiler.schedule(wait=0, warmup=1, active=1, repeat=2),
+                          on_trace_ready=handler) as prof:
+        for _ in range(5):
+            x.exp().sum().backward()
+            prof.step()
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["w.2.pt.trace.json", "w.4.pt.trace.json"]
+    trace = json.loads((tmp_path / files[0]).read_text())
+    assert {e["name"] for e in trace["traceEvents"] if e["ph"] == "X"} >= {"ProfilerStep#1", "aten::exp"}
