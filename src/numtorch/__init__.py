@@ -104,9 +104,8 @@ from . import nn, optim, utils
 from . import linalg  # torch.linalg (the matmul family is _ops/matmul.py)
 from . import accelerator, amp, backends, cuda, distributed
 from . import jit, multiprocessing, onnx, version  # noqa: E402  (compat: torch.jit/.multiprocessing/.onnx/.version)
-from . import profiler  # noqa: E402  (torch.profiler)
 from .amp import autocast
-_LAZY_SUBMODULES = ("distributions", "special", "fft")  # imported on first use: keeps `import numtorch` light
+_LAZY_SUBMODULES = ("distributions", "special", "fft", "profiler")  # imported on first use: keeps imports light
 
 
 def __getattr__(name):

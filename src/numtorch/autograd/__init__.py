@@ -1,4 +1,6 @@
 """``numtorch.autograd`` (mirrors ``torch.autograd``): Function, backward, grad, grad modes, gradcheck."""
+import importlib
+
 from . import function, graph, grad_mode
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
@@ -6,7 +8,6 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         set_grad_enabled)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
-from . import profiler  # torch.autograd.profiler
 
 __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "gradcheck", "gradgradcheck", "GradcheckError", "once_differentiable",
@@ -20,3 +21,10 @@ class Variable:
         if requires_grad:
             data.requires_grad_(True)
         return data
+
+
+def __getattr__(name):
+    # torch.autograd.profiler (and its profiler_util) load on first use: `import numtorch` stays light
+    if name in ("profiler", "profiler_util"):
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

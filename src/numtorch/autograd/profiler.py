@@ -30,15 +30,11 @@ __all__ = ["profile", "record_function", "aten_name", "EventList", "FunctionEven
 # ------------------------------------------------------------------------------------------------
 # op names: the node name PyTorch gives the backward, turned into ATen's name of the forward op
 # ------------------------------------------------------------------------------------------------
-# node names whose ATen op is not their snake_case stem
-_ATEN_EXCEPTIONS = {"UnsafeView": "_unsafe_view", "LogSoftmax": "_log_softmax", "Softmax": "_softmax",
-                    "MaxPool2DWithIndices": "max_pool2d_with_indices", "MaxPool1DWithIndices": "max_pool1d_with_indices",
-                    "MaxPool3DWithIndices": "max_pool3d_with_indices", "AvgPool2D": "avg_pool2d",
-                    "AvgPool1D": "avg_pool1d", "AvgPool3D": "avg_pool3d", "AdaptiveAvgPool2D": "_adaptive_avg_pool2d",
-                    "NativeBatchNorm": "native_batch_norm", "NativeLayerNorm": "native_layer_norm",
-                    "NllLoss": "nll_loss", "NllLoss2D": "nll_loss2d", "Gelu": "gelu", "Silu": "silu",
-                    "Elu": "elu", "Relu": "relu", "Rsub": "rsub", "Clone": "clone", "Copy": "copy_"}
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# node names are ATen names in CamelCase: each "_"-separated word capitalised, and a letter after a digit too
+# (max_pool2d_with_indices -> MaxPool2DWithIndices, log1p -> Log1P); these few are not their stem
+_ATEN_EXCEPTIONS = {"UnsafeView": "_unsafe_view", "Copy": "copy_", "L1Loss": "l1_loss", "SmoothL1Loss": "smooth_l1_loss"}
+# a word starts at a capital after a small letter, or after a capital that followed a digit ("2D|With")
+_WORD = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[0-9][A-Z])(?=[A-Z])")
 _NAMES = {}  # Op class -> its ATen name (filled lazily: one dict lookup per profiled op)
 
 
@@ -56,7 +52,7 @@ def aten_name(cls) -> str:
                 name = node
             else:
                 stem = m.group(1)
-                name = "aten::" + _ATEN_EXCEPTIONS.get(stem, _CAMEL.sub("_", stem).lower())
+                name = "aten::" + _ATEN_EXCEPTIONS.get(stem, _WORD.sub("_", stem).lower())
         _NAMES[cls] = name
     return name
 
