@@ -111,8 +111,8 @@ def profiler_figures():
 
 def draw_timeline(events, path):
     """Each event as a bar at its nesting depth, as chrome://tracing draws a trace."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # only this figure draws directly
+    from matplotlib.figure import Figure  # only this figure draws directly
     fig = Figure(figsize=(9, 2.6))
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)

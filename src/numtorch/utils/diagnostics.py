@@ -287,7 +287,8 @@ class Diagnostics:
                 extra = f", {'dead' if rec.kind == 'ReLU' else 'saturated'} {100 * rec.saturated[-1]:.1f}%"
             legends.append(f"layer {rec.name} ({rec.kind}): mean {a.mean():+.2f}, std {a.std(ddof=1):.2e}{extra}")
         ax.legend(legends, fontsize=7)
-        ax.set_title(f"{title} (step {self.step_count})")
+        last = max((r.steps[-1] for r in recs if r.steps), default=0)
+        ax.set_title(f"{title} (step {last}, counting from 0)")
         fig.tight_layout()
         fig.savefig(path, dpi=100)
         return path

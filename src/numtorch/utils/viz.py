@@ -63,12 +63,14 @@ def graph_structure(roots, params=None, show_saved=True):
     roots = [roots] if isinstance(roots, Tensor) else list(roots)
     names = {id(p): n for n, p in (params or {}).items()}
     nodes, edges = {}, []
+    keys = {}  # id(node or leaf) -> its key: "n0", "n1"... in the order met (stable across runs)
     seen = set()
     todo = []
 
     def visit(obj):
-        key = str(id(obj))
-        if key not in nodes:
+        key = keys.get(id(obj))
+        if key is None:
+            key = keys[id(obj)] = f"n{len(keys)}"
             if isinstance(obj, Node):
                 label = obj.name()
                 if show_saved:
@@ -99,7 +101,7 @@ def graph_structure(roots, params=None, show_saved=True):
         seen.add(id(node))
         for e in node._edges:
             if e is not None:
-                edges.append((visit(e[0]), str(id(node))))
+                edges.append((visit(e[0]), keys[id(node)]))
     return nodes, edges
 
 
