@@ -106,7 +106,7 @@ from . import func  # torch.func (functorch's transforms)
 from . import accelerator, amp, backends, cuda, distributed
 from . import jit, multiprocessing, onnx, version  # noqa: E402  (compat: torch.jit/.multiprocessing/.onnx/.version)
 from .amp import autocast
-_LAZY_SUBMODULES = ("distributions", "special", "fft")  # imported on first use: keeps `import numtorch` light
+_LAZY_SUBMODULES = ("distributions", "special", "fft", "profiler")  # imported on first use: keeps imports light
 
 
 def __getattr__(name):
