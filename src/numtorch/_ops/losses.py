@@ -79,14 +79,14 @@ class _PointLoss(Op):
     def forward(self, *arrays, reduction, batch=1, weight=None, wsum=False, **opts):
         self.saved = arrays
         self.red, self.batch, self.weight, self.opts = reduction, batch, weight, opts
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):  # also the mean of no elements: NaN, silently
             loss = self._loss(*arrays, **opts)
-        if weight is not None:
-            loss = loss * weight
-            if wsum and reduction == "mean":
-                self.red, self.batch = "batchmean", weight.sum()
-        self.lshape = loss.shape
-        return _reduce(loss, self.red, self.batch)
+            if weight is not None:
+                loss = loss * weight
+                if wsum and reduction == "mean":
+                    self.red, self.batch = "batchmean", weight.sum()
+            self.lshape = loss.shape
+            return _reduce(loss, self.red, self.batch)
 
     def backward(self, g):
         arrays = self.saved
