@@ -140,7 +140,9 @@ class NativeLayerNormBackward0(Op):
         g2 = g.reshape(xhat.shape)
         e = self._edges
         gx = gw = gb = None
-        if e[0] is not None:
+        if e[0] is not None and not xhat.size:  # nothing was normalized
+            gx = np.zeros(self.shape, xhat.dtype)
+        elif e[0] is not None:
             gx = row_backward(g2 * w if w is not None else g2, xhat, rstd).reshape(self.shape)
         if e[1] is not None:
             gw = (g2 * xhat).sum(axis=0).reshape(self.wshape) if self._graph else \

@@ -602,7 +602,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    x, y = _LA.pair(input, target)
+    x, y = _pair(input, target)
     return _L.HuberLossBackward0.apply(x, y, reduction=reduction, delta=float(delta),
                                       weight=_weight_arr(weight, input))
 
