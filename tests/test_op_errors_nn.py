@@ -18,6 +18,8 @@ torch_ref = pytest.importorskip("torch")
 OTHER_WORDS = {
     # PyTorch checks the kernel size before the dtypes here, numtorch the dtypes first
     "F.conv1d(torch.ones(3, 2, 3, dtype=torch.bool), torch.ones(3, 2, 0))",
+    # PyTorch reads past the sizes of a 0-d input and fails to allocate ("SmallVector unable to grow")
+    "F.batch_norm(torch.ones((), dtype=torch.int32), torch.zeros(0), torch.ones(0), weight=torch.ones(0))",
 }
 
 CALLS = [
@@ -245,6 +247,30 @@ CALLS = [
     'F.nll_loss(torch.ones(2, 3, 4), torch.zeros(2, 4, dtype=torch.int64), weight=torch.ones(4))',
     'F.nll_loss(torch.zeros(0, 3), torch.tensor([], dtype=torch.int64))',
     "F.nll_loss(torch.zeros(0, 3), torch.tensor([], dtype=torch.int64), reduction='none')",
+    'F.linear(torch.ones(1, 1, 3, dtype=torch.bool), torch.ones(1, 2, dtype=torch.bool))',
+    'F.batch_norm(torch.ones(2, dtype=torch.bool), torch.zeros(0), torch.ones(0))',
+    'F.batch_norm(torch.ones(2, dtype=torch.bool), torch.zeros(0), torch.ones(0), training=True)',
+    'F.batch_norm(torch.ones((), dtype=torch.int32), torch.zeros(0), torch.ones(0), weight=torch.ones(0))',
+    'F.batch_norm(torch.ones(()), torch.zeros(0), torch.ones(0), training=True)',
+    'F.batch_norm(torch.ones(2, 2), torch.zeros(2, dtype=torch.float64), torch.ones(2, dtype=torch.float64), training=True)',
+    "F.interpolate(torch.ones(1, 0, 3, dtype=torch.int64), scale_factor=2.0, mode='area')",
+    "F.interpolate(torch.ones(1, 1, 3, dtype=torch.int64), scale_factor=2.0, mode='area')",
+    "F.interpolate(torch.ones(3, 2, 1), scale_factor=0.5, mode='area')",
+    "F.interpolate(torch.ones(0, 3, 0), scale_factor=0.5, mode='bilinear')",
+    'F.adaptive_avg_pool1d(torch.ones(1, 0, 3, dtype=torch.int64), 3)',
+    'F.adaptive_avg_pool1d(torch.ones(1, 1, 3, dtype=torch.int64), 3)',
+    'F.layer_norm(torch.ones(2, 3, 1, dtype=torch.int64), (1,), weight=torch.ones(1))',
+    'F.embedding(torch.tensor([[-1, 3], [2, 3]]), torch.ones(()), padding_idx=0)',
+    "F.nll_loss(torch.zeros(0, 2, 3), torch.zeros(0, 3, dtype=torch.int64), weight=torch.ones(2), reduction='none')",
+    'F.nll_loss(torch.zeros(1, 0, 3, dtype=torch.bool), torch.tensor([[3, 3, 2]]))',
+    "F.cross_entropy(torch.zeros(0, 3, dtype=torch.bool), torch.zeros(0, 3), reduction='sum')",
+    'F.batch_norm(torch.ones(2), torch.zeros(0, dtype=torch.int64), torch.ones(0, dtype=torch.int64))',
+    'F.max_pool2d(torch.ones(3, 3, 1, dtype=torch.bool), 1)',
+    'F.max_pool2d(torch.ones(3, 3, 1, dtype=torch.int64), 1)',
+    'F.batch_norm(torch.ones(3), torch.zeros(0, dtype=torch.int64), torch.ones(0, dtype=torch.int64), weight=torch.ones(0))',
+    "F.interpolate(torch.ones(0, 2, 2, dtype=torch.int64), scale_factor=0.5, mode='area')",
+    "F.interpolate(torch.ones(3, 2, 1, dtype=torch.bool), scale_factor=1.5, mode='area')",
+    'F.adaptive_avg_pool2d(torch.ones(1, 2, 2, dtype=torch.int64), 1)',
 ]
 
 

@@ -111,6 +111,9 @@ def class_targets(input: Tensor, target: Tensor, weight):
     if spatial:
         if x.ndim == 4 and t.shape != x.shape[:1] + x.shape[2:]:
             raise RuntimeError(f"size mismatch (got input: {list(x.shape)} , target: {list(t.shape)}")
+        if x.ndim != 4 and x.shape[0] and not x.shape[1] and t.size:  # folded to 4-D, no class leaves no room
+            raise RuntimeError(f"size mismatch (got input: [{x.shape[0]}, 0, 0, 0] , target: "
+                               f"[{x.shape[0]}, 1, {t.size // x.shape[0]}]")
         if weight is not None and (weight._data.ndim != 1 or weight._data.size != c):
             raise RuntimeError("weight tensor should be defined either for all or no classes")
     else:

@@ -729,16 +729,18 @@ def linear(input: Tensor, weight: Tensor, bias=None) -> Tensor:
         other = w.dtype if x.dtype != w.dtype else bias._data.dtype
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {from_np(x.dtype)._cpp_name} != "
                            f"{from_np(other)._cpp_name}")
-    if x.dtype.kind == "b" and x.size and w.size:  # no bool GEMM in PyTorch, reached when there is work
-        raise NotImplementedError(f"\"{'addmv_impl_cpu' if w.ndim == 1 else 'addmm_impl_cpu_'}\" not implemented "
-                                  f"for 'Bool'")
+    bool_work = x.dtype.kind == "b" and x.size and w.size  # no bool GEMM in PyTorch, reached when there is work
     if w.ndim == 1:  # a vector weight gives one output per row, without the trailing dim
+        if bool_work:
+            raise NotImplementedError("\"addmv_impl_cpu\" not implemented for 'Bool'")
         out = matmul(input, weight)
         return out if bias is None else add(out, bias)
     if x.shape[-1] != w.shape[1]:
         m = x.size // x.shape[-1] if x.shape[-1] else 0
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m}x{x.shape[-1]} and "
                            f"{w.shape[1]}x{w.shape[0]})")
+    if bool_work:
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     if bias is None:
         return LinearAddmm.apply(input, weight)
     b = bias._data

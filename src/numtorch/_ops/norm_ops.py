@@ -169,10 +169,10 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: flo
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(p._data.shape)} and normalized_shape = {list(ns)}")
     dt = input._data.dtype
-    if dt.kind not in "fcV":
-        raise NotImplementedError(f'"LayerNormKernelImpl" not implemented for \'{from_np(dt)._aten_name}\'')
     if (weight is not None and weight._data.dtype != dt) or (bias is not None and bias._data.dtype != dt):
         check_param_dtypes(dt, weight, bias)
+    if dt.kind not in "fcV":
+        raise NotImplementedError(f'"LayerNormKernelImpl" not implemented for \'{from_np(dt)._aten_name}\'')
     return _in_float32(NativeLayerNormBackward0, input, weight, bias, k=k, eps=eps)
 
 
@@ -353,7 +353,9 @@ def batch_norm(input: Tensor, weight, bias, running_mean, running_var, training:
     RuntimeError for parameter sizes other than ``C``; ValueError for one value per channel in training.
     """
     x = input._data
-    if training and x.ndim and x.shape[0] * math.prod(x.shape[2:]) == 1:
+    if training and not x.ndim:  # PyTorch's batch-size check reads size[0]
+        raise IndexError("tuple index out of range")
+    if training and x.shape[0] * math.prod(x.shape[2:]) == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
     if x.size == 0:
         return _empty_batch_norm(input, weight, bias)
@@ -362,13 +364,17 @@ def batch_norm(input: Tensor, weight, bias, running_mean, running_var, training:
     for name, p in params:
         if p is not None and p._data.size != c:
             raise RuntimeError(f"{name} should contain {c} elements not {p._data.size}")
+    if x.ndim == 0:
+        raise RuntimeError("batch_norm: expected an input of at least 2 dims (N, C, *), but got a 0-d tensor")
+    if x.ndim == 1 and training:  # PyTorch reads the channel dim in training before the dtype check
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if x.dtype.kind not in "fcV":
         raise NotImplementedError(f'"batch_norm" not implemented for \'{input.dtype._aten_name}\'')
-    if x.ndim < 2:
-        if x.ndim == 1:
-            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
-        raise RuntimeError("batch_norm: expected an input of at least 2 dims (N, C, *), but got a 0-d tensor")
-    check_param_dtypes(x.dtype, *(p for _, p in params))
+    given = [p for _, p in params if p is not None]
+    check_param_dtypes(x.dtype, *given[:1])  # the first parameter's dtype is checked early, the rest late
+    if x.ndim == 1:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    check_param_dtypes(x.dtype, *given)
     if not training:
         if running_mean is None or running_var is None:
             raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined in "

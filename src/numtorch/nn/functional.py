@@ -14,7 +14,7 @@ import warnings as _warnings
 
 import numpy as _np
 
-from .. import _generator
+from .. import _dtype, _generator
 from .._dtype import from_np as _from_np
 from .._ops import distance as _D
 from .._ops import embedding as _E
@@ -367,12 +367,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, no
     IndexError for indices out of range, RuntimeError for non-integer indices.
     """
     if padding_idx is not None:
-        v = weight.shape[0]
         if padding_idx > 0:
-            assert padding_idx < v, "Padding_idx must be within num_embeddings"
+            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
         elif padding_idx < 0:
-            assert padding_idx >= -v, "Padding_idx must be within num_embeddings"
-            padding_idx = v + padding_idx
+            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
     else:
         padding_idx = -1
     if max_norm is not None:
@@ -653,8 +652,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
     x = input._data
     if input.shape == target.shape:  # class probabilities
         _LA.probability_targets(input, target, weight, ignore_index)
-        if x.size == 0:
-            return _LA.empty_class_loss(input, x.shape[:1] + x.shape[2:] if x.ndim > 1 else (), reduction)
+        if x.size == 0:  # in the dtype of log_softmax(input) * target
+            x = _cast.cast(input, _dtype.promote_types(input.dtype, target.dtype))
+            return _LA.empty_class_loss(x, x.shape[:1] + x.shape[2:] if x.ndim > 1 else (), reduction)
         x, y = _prep2(input, target)
         c = input.shape[1] if input.dim() > 1 else input.shape[0]
         w = None if weight is None else weight._data.reshape(c).astype(x._data.dtype, copy=False)
