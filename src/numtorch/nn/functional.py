@@ -650,7 +650,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     x = input._data
-    if input.shape == target.shape:  # class probabilities
+    if x.shape == target._data.shape:  # class probabilities
         _LA.probability_targets(input, target, weight, ignore_index)
         if x.size == 0:  # in the dtype of log_softmax(input) * target
             x = _cast.cast(input, _dtype.promote_types(input.dtype, target.dtype))
