@@ -46,6 +46,7 @@ class EmbeddingBackward0(Op):
     Accumulation uses a one-hot matrix product when ``num_embeddings * n`` is small (fastest for
     character- and BPE-sized vocabularies), and a sort plus segmented sum otherwise.
     """
+    _vmap = ("free", 1, 0)  # batching rule kind (func/_batching_rules.py)
 
     def forward(self, w, indices, padding_idx, scale_grad_by_freq):
         self.idx = indices
