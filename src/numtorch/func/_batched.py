@@ -26,7 +26,7 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Size, Tensor, _make
+from .._tensor import Size, Tensor
 from ..autograd import function as _function
 from ..autograd.grad_mode import _State
 
@@ -94,9 +94,6 @@ class _Logical(np.ndarray):
     over a shared zero buffer) and no values: computing with it raises RuntimeError."""
 
     def __array_ufunc__(self, *args, **kwargs):
-        raise RuntimeError(_READ_ERROR)
-
-    def __array_function__(self, *args, **kwargs):
         raise RuntimeError(_READ_ERROR)
 
     def __array_function__(self, func, types, args, kwargs):
