@@ -46,7 +46,7 @@ class EmbeddingBackward0(Op):
     Accumulation uses a one-hot matrix product when ``num_embeddings * n`` is small (fastest for
     character- and BPE-sized vocabularies), and a sort plus segmented sum otherwise.
     """
-    _vmap = ("free", 1, 0)  # batching rule kind (func/_batching_rules.py)
+    _vmap = "embedding"  # batching rule kind (func/_batching_rules.py)
 
     def forward(self, w, indices, padding_idx, scale_grad_by_freq):
         self.idx = indices
@@ -89,7 +89,8 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {name} instead (while checking arguments for embedding)")
     v = weight._data.shape[0]
-    if idx.size and (idx.min() < 0 or idx.max() >= v):
+    # a batched index under vmap (``_src``) is checked by its batching rule
+    if idx.size and getattr(idx, "_src", None) is None and (idx.min() < 0 or idx.max() >= v):
         raise IndexError("index out of range in self")
     pad = None if padding_idx is None or padding_idx < 0 else int(padding_idx)
     return save_indices(EmbeddingBackward0.apply(weight, indices=idx, padding_idx=pad,

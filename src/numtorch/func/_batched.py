@@ -104,14 +104,17 @@ class _Logical(np.ndarray):
     def _refuse(self, *args, **kwargs):
         raise RuntimeError(_READ_ERROR)
 
+    _src = None  # (physical tensor, levels) of the batched tensor whose _data this is
+
     def _shape_only(name):
         def method(self, *args, **kwargs):
-            return _relabel(getattr(_plain(self), name)(*args, **kwargs))
+            return _relabel(getattr(_plain(self), name)(*args, **kwargs), self)
         method.__name__ = name
         return method
 
     __getitem__ = _shape_only("__getitem__")
-    reshape, astype, copy, view = _shape_only("reshape"), _shape_only("astype"), _shape_only("copy"), _shape_only("view")
+    reshape, astype = _shape_only("reshape"), _shape_only("astype")
+    copy, view = _shape_only("copy"), _shape_only("view")
     transpose, swapaxes, ravel = _shape_only("transpose"), _shape_only("swapaxes"), _shape_only("ravel")
     flatten, squeeze = _shape_only("flatten"), _shape_only("squeeze")
     __setitem__ = tolist = item = tobytes = fill = __iter__ = __float__ = __int__ = __bool__ = _refuse
@@ -126,11 +129,22 @@ def _plain(a):
     return np.ndarray.view(a, np.ndarray) if isinstance(a, _Logical) else a
 
 
-def _relabel(r):
-    """A shape-only result as a stand-in (values never readable)."""
+def _relabel(r, src=None):
+    """A shape-only result as a stand-in (values never readable). Same shape as the stand-in ``src``
+    (``astype``, ``copy``): it still stands for ``src``'s batched tensor, converted like the result, so
+    an Op given the array as an option (``target=``) can find the batched values."""
     if isinstance(r, np.ndarray):
-        return _standin(r.shape, r.dtype)
+        out = _standin(r.shape, r.dtype)
+        if src is not None and src._src is not None and r.shape == src.shape:
+            phys, levels = src._src
+            out._src = (phys if phys._data.dtype == r.dtype else phys.to(_dtype_of(r.dtype)), levels)
+        return out
     return r
+
+
+def _dtype_of(np_dtype):
+    from .._dtype import from_np  # the numtorch dtype of a NumPy dtype
+    return from_np(np_dtype)
 
 
 def _standin(shape, dtype):
@@ -211,6 +225,7 @@ def wrap(phys, levels):
     t._output_nr = 0
     t._vc = phys._vc
     t._phys, t._levels = phys, levels
+    t._data._src = (phys, levels)
     return t
 
 
@@ -278,6 +293,12 @@ RULES = {}  # rule kind name -> rule(cls, args, kwargs, levels, *params); filled
 def dispatch(cls, args, kwargs):
     """Run Op ``cls`` on ``args`` while a vmap is active (called by ``Op.apply``)."""
     levels = levels_of(args)
+    if kwargs:  # an option given as a batched tensor's ``_data`` (``target=`` of cross_entropy)
+        for k, v in kwargs.items():
+            if type(v) is _Logical and v._src is not None:
+                kwargs = dict(kwargs)
+                kwargs[k] = wrap(*v._src)
+                levels = tuple(sorted(set(levels) | set(v._src[1])))
     depth = _State.vmap
     _State.vmap = 0  # rules and the fallback run ordinary ops on physical tensors
     try:
@@ -325,8 +346,10 @@ def fallback(cls, args, kwargs, levels):
         return a
 
     flats = [flat(a) for a in args]
+    kflat = {k: flat(v) for k, v in kwargs.items() if type(v) is BatchedTensor}
     outs = []
     for i in range(n):
+        kwargs.update((k, v[i]._data) for k, v in kflat.items())
         sample = [a if f is a else (type(f)(b[i] if type(b) is not type(a) else b for b in f)
                                     if type(f) in (list, tuple) else f[i]) for f, a in zip(flats, args)]
         outs.append(cls.apply(*sample, **kwargs))
@@ -398,7 +421,7 @@ def lift_for_grad(t):
     depth = _State.vmap
     _State.vmap = 0
     try:
-        phys = align(t, levels, expand=True).clone()
+        phys = align(t, levels, expand=True).contiguous()  # C order: batch dims outermost, one copy
         if not phys._rg and phys._data.dtype.kind in "fc":
             phys = phys.detach().requires_grad_(True)
     finally:

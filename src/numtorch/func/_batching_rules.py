@@ -14,17 +14,22 @@ recorded by autograd as usual.
 |---|---|---|
 | elementwise | - | unary, binary, activations, where, clamp, casts, clone |
 | axis | option names | reductions (sum, mean, var, amax, logsumexp, ...), softmax, log_softmax, cumsum |
+| basic_index | - | x[ints, slices, None, ...] |
 | dims | option names | transpose, squeeze, unsqueeze, flip, roll, select, slice, split, unbind, diagonal, cat, stack |
 | permute, t, view, expand | - | permute, t, view/reshape, expand |
-| free | index of the batched arg, indices that must be unbatched | layer norm, embedding |
-| matmul, linear, conv, fold | - | the matmul family, F.linear, convolution, pooling |
+| free | index of the batched arg, indices that must be unbatched | layer norm |
+| embedding | - | F.embedding (shared weight, batched indices) |
+| matmul, linear, conv, fold, cross_entropy | - | the matmul family, F.linear, convolution, pooling, F.cross_entropy |
 """
 from __future__ import annotations
 
 import inspect
 import math
 
-from .._tensor import Tensor
+import numpy as np
+
+from .._ops.losses import CrossEntropyLossBackward0
+from .._tensor import Tensor, _make
 from ._batched import RULES, BatchedTensor, align, batch_shape, fallback, wrap, wrap_out
 
 _PARAMS = {}
@@ -136,6 +141,15 @@ def view(cls, args, kwargs, levels):
     rank = len(shape) if cls.__name__ == "ExpandBackward0" else None
     call.args[0] = align(args[0], levels, rank)
     call.set("shape", batch_shape(levels) + shape)
+    return wrap(call.run(), levels)
+
+
+def basic_index(cls, args, kwargs, levels):
+    """``x[key]`` with ints, slices, None and Ellipsis: the key gets one full slice per batch dim in front."""
+    call = _Call(cls, args, kwargs)
+    key = call.get("key")
+    call.args[0] = align(args[0], levels)
+    call.set("key", (slice(None),) * len(levels) + (key if type(key) is tuple else (key,)))
     return wrap(call.run(), levels)
 
 
@@ -269,5 +283,56 @@ def fold(cls, args, kwargs, levels):
     return tuple(back(o) for o in out) if type(out) is tuple else back(out)
 
 
-RULES.update(elementwise=elementwise, axis=axis, dims=dims, permute=permute, t=t, view=view, free=free,
+def cross_entropy(cls, args, kwargs, levels):
+    """Fused cross-entropy with class-index targets: the per-row losses of the folded batch (reduction
+    "none") in one call, then reduced per sample. A batched target arrives as ``target=`` (see
+    ``dispatch``); its bounds are checked here, where its values are at hand."""
+    x, kw = args[0], dict(kwargs)
+    target, weight, ii, reduction = kw["target"], kw.get("weight"), kw.get("ignore_index"), kw["reduction"]
+    shape, n, lx = batch_shape(levels), len(levels), x._data.ndim
+    c = x._data.shape[1 if lx > 1 else 0]
+    if type(target) is BatchedTensor:
+        pt = align(target, levels)._data
+        bad = (pt < 0) | (pt >= c)
+        if ii is not None:
+            bad &= pt != ii
+        if bad.any():
+            raise IndexError(f"Target {int(pt[bad].reshape(-1)[0])} is out of bounds.")
+        tshape = target._data.shape
+    else:
+        tshape = np.shape(target)
+        pt = np.broadcast_to(target, shape + tshape)
+    px = align(x, levels)
+    px = px.reshape((-1,) + px.shape[n + (lx > 1):])
+    kw["target"] = np.ascontiguousarray(pt, dtype=np.int64).reshape((-1,) + tuple(tshape[1:]))
+    kw["reduction"] = "none"
+    loss = cls.apply(px, **kw).reshape(shape + tuple(tshape))
+    if reduction == "none":
+        return wrap(loss, levels)
+    total = loss.sum(tuple(range(n, loss.ndim))) if loss.ndim > n else loss
+    if reduction == "sum":
+        return wrap(total, levels)
+    keep = pt != ii if ii is not None else np.ones(pt.shape, bool)
+    wts = np.where(keep, weight[np.where(keep, pt, 0)], 0) if weight is not None else keep
+    denom = wts.reshape(shape + (-1,)).sum(-1).astype(x._data.dtype)
+    return wrap(total / _make(denom), levels)
+
+
+def embedding(cls, args, kwargs, levels):
+    """Rows of a shared weight at batched indices (``indices=``, see ``dispatch``): one gather for all."""
+    w, kw = args[0], dict(kwargs)
+    idx = kw["indices"]
+    if type(w) is BatchedTensor or type(idx) is not BatchedTensor:
+        return fallback(cls, args, kwargs, levels)
+    pidx = align(idx, levels)._data
+    if pidx.size and (pidx.min() < 0 or pidx.max() >= w._data.shape[0]):
+        raise IndexError("index out of range in self")
+    kw["indices"] = pidx
+    return wrap(cls.apply(w, **kw), levels)
+
+
+# losses.py is at the 800-line limit, so its class gets its rule name here
+CrossEntropyLossBackward0._vmap = "cross_entropy"
+RULES.update(cross_entropy=cross_entropy, embedding=embedding, basic_index=basic_index, elementwise=elementwise,
+             axis=axis, dims=dims, permute=permute, t=t, view=view, free=free,
              matmul=matmul, linear=linear, conv=conv, fold=fold)
