@@ -160,6 +160,21 @@ def test_cross_entropy(reduction, in_dims):
     _same(r, e)
 
 
+@pytest.mark.parametrize("fn", ["cross_entropy", "nll_loss"])
+def test_class_loss_bounds_and_nll(fn):
+    x = np.random.default_rng(1).standard_normal((4, 5, 3)).astype(np.float32)
+    t = np.random.default_rng(2).integers(0, 3, (4, 5))
+    f = lambda m: lambda a, b: getattr(m.nn.functional, fn)(a, b)  # noqa: E731
+    _same(vmap(f(nt))(nt.tensor(x), nt.tensor(t)), tvmap(f(torch))(torch.tensor(x), torch.tensor(t)))
+    t[2, 1] = 3
+    # PyTorch raises for a bad target under vmap too, but from its gather ("RuntimeError: index 3 is out of
+    # bounds for dimension 2 with size 3"); numtorch raises its unbatched error ("Target 3 is out of bounds.")
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        tvmap(f(torch))(torch.tensor(x), torch.tensor(t))
+    with pytest.raises(IndexError, match="Target 3 is out of bounds."):
+        vmap(f(nt))(nt.tensor(x), nt.tensor(t))
+
+
 def test_layer_norm_embedding():
     _check(lambda x, w, b: F.layer_norm(x, (5,), w, b), lambda x, w, b: TF.layer_norm(x, (5,), w, b),
            [(3, 4, 5), (5,), (5,)], (0, None, None))

@@ -89,8 +89,8 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {name} instead (while checking arguments for embedding)")
     v = weight._data.shape[0]
-    # a batched index under vmap (``_src``) is checked by its batching rule
-    if idx.size and getattr(idx, "_src", None) is None and (idx.min() < 0 or idx.max() >= v):
+    vals = idx if getattr(idx, "_src", None) is None else idx._src[0]._data  # vmap: every sample's indices
+    if idx.size and (vals.min() < 0 or vals.max() >= v):
         raise IndexError("index out of range in self")
     pad = None if padding_idx is None or padding_idx < 0 else int(padding_idx)
     return save_indices(EmbeddingBackward0.apply(weight, indices=idx, padding_idx=pad,

@@ -286,18 +286,12 @@ def fold(cls, args, kwargs, levels):
 def cross_entropy(cls, args, kwargs, levels):
     """Fused cross-entropy with class-index targets: the per-row losses of the folded batch (reduction
     "none") in one call, then reduced per sample. A batched target arrives as ``target=`` (see
-    ``dispatch``); its bounds are checked here, where its values are at hand."""
+    ``dispatch``)."""
     x, kw = args[0], dict(kwargs)
     target, weight, ii, reduction = kw["target"], kw.get("weight"), kw.get("ignore_index"), kw["reduction"]
     shape, n, lx = batch_shape(levels), len(levels), x._data.ndim
-    c = x._data.shape[1 if lx > 1 else 0]
-    if type(target) is BatchedTensor:
+    if type(target) is BatchedTensor:  # F.cross_entropy checked every sample's target values
         pt = align(target, levels)._data
-        bad = (pt < 0) | (pt >= c)
-        if ii is not None:
-            bad &= pt != ii
-        if bad.any():
-            raise IndexError(f"Target {int(pt[bad].reshape(-1)[0])} is out of bounds.")
         tshape = target._data.shape
     else:
         tshape = np.shape(target)
@@ -319,15 +313,13 @@ def cross_entropy(cls, args, kwargs, levels):
 
 
 def embedding(cls, args, kwargs, levels):
-    """Rows of a shared weight at batched indices (``indices=``, see ``dispatch``): one gather for all."""
+    """Rows of a shared weight at batched indices (``indices=``, see ``dispatch``; ``F.embedding`` checked
+    every sample's indices): one gather for all."""
     w, kw = args[0], dict(kwargs)
     idx = kw["indices"]
     if type(w) is BatchedTensor or type(idx) is not BatchedTensor:
         return fallback(cls, args, kwargs, levels)
-    pidx = align(idx, levels)._data
-    if pidx.size and (pidx.min() < 0 or pidx.max() >= w._data.shape[0]):
-        raise IndexError("index out of range in self")
-    kw["indices"] = pidx
+    kw["indices"] = align(idx, levels)._data
     return wrap(cls.apply(w, **kw), levels)
 
 

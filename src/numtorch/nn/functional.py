@@ -670,8 +670,8 @@ def _class_targets(input, target, weight):
 
 
 def _check_bounds(t, c, ignore_index):
-    if getattr(t, "_src", None) is not None:  # a batched target under vmap: its batching rule checks it
-        return
+    if getattr(t, "_src", None) is not None:  # a batched target under vmap: check every sample's values
+        t = t._src[0]._data
     bad = (t < 0) | (t >= c)
     if ignore_index is not None:
         bad &= t != ignore_index
