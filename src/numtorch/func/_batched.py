@@ -409,11 +409,12 @@ def lift_for_grad(t):
     Inside ``vmap``, ``grad(f)(x)`` must give one gradient per sample. A batched ``x`` already holds one
     row per sample in its physical tensor, so autograd gives per-sample gradients directly. An UNBATCHED
     ``x`` (``vmap(grad(f), in_dims=(None, 0))(params, data)``) is shared by every sample, so autograd
-    alone would sum the samples' gradients; it is lifted first: expanded to every active level and
-    copied, so each sample gets its own row. Returns ``(batched_input, physical_tensor)``: call ``f`` on
-    the first, and ask ``autograd.grad`` for the gradient with respect to the second; wrap that gradient
-    with ``wrap(g, batched_input._levels)``. The physical tensor is a new graph node (a copy of the
-    expanded ``x``, so it is connected to ``x``'s history); outside vmap ``t`` is returned as-is twice.
+    alone would sum the samples' gradients; it is lifted first: expanded (a view, no copy) to every
+    active level, so each sample has its own row and the gradient arriving at the expand is per sample.
+    Returns ``(batched_input, physical_tensor)``: call ``f`` on the first, and ask ``autograd.grad`` for
+    the gradient with respect to the second; wrap that gradient with ``wrap(g, batched_input._levels)``.
+    An input that does not require grad is detached into a fresh leaf first; one that does stays
+    connected to its history (so an outer grad sees through). Outside vmap ``t`` is returned twice.
     """
     if not _LEVELS.stack:
         return t, t
@@ -421,9 +422,10 @@ def lift_for_grad(t):
     depth = _State.vmap
     _State.vmap = 0
     try:
-        phys = align(t, levels, expand=True).contiguous()  # C order: batch dims outermost, one copy
-        if not phys._rg and phys._data.dtype.kind in "fc":
-            phys = phys.detach().requires_grad_(True)
+        src, own = (t._phys, t._levels) if type(t) is BatchedTensor else (t, ())
+        if not src._rg and src._data.dtype.kind in "fc":
+            src = src.detach().requires_grad_(True)
+        phys = align(wrap(src, own) if own else src, levels, expand=True)
     finally:
         _State.vmap = depth
     return wrap(phys, levels), phys

@@ -207,7 +207,10 @@ def linear(cls, args, kwargs, levels):
     px = align(x, levels)
     pw = align(w, levels)  # (B..., out, in)
     flat = px.reshape(px.shape[:n] + (-1, px.shape[-1]))  # (B..., M, in)
-    y = _bmm(flat, pw.transpose(-1, -2))  # (B..., M, out)
+    if flat.shape[-2] == 1:  # one row per sample: a broadcast product is ~10x faster than K=1 GEMMs backward
+        y = (flat.unsqueeze(-2) * pw.unsqueeze(-3)).sum(-1)  # (B..., 1, out)
+    else:
+        y = _bmm(flat, pw.transpose(-1, -2))  # (B..., M, out)
     y = y.reshape(px.shape[:-1] + (pw.shape[-2],))
     if b is not None:
         pb = align(b, levels) if type(b) is BatchedTensor else b
