@@ -392,3 +392,11 @@ def test_op_overhead_unchanged_outside_vmap():
     assert _State.vmap == 0
     x = nt.ones(2, requires_grad=True)
     assert (x * 2).grad_fn.name() == "MulBackward0"
+
+
+def test_nested_vmap_of_grad():
+    ns, ts = _pair((2, 3, 4), (4,))
+    f = lambda m: lambda x, w: (x * w).tanh().sum()  # noqa: E731
+    r = vmap(vmap(local_grad(f(nt), argnums=1), in_dims=(0, None)), in_dims=(0, None))(ns[0], ns[1])
+    e = tvmap(tvmap(torch.func.grad(f(torch), argnums=1), in_dims=(0, None)), in_dims=(0, None))(ts[0], ts[1])
+    _same(r, e)
