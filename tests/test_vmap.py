@@ -386,6 +386,15 @@ def test_grad_of_batched_input():
     _same(r, e)
 
 
+def test_batched_tensor_metadata():
+    def f(x):
+        assert tuple(x.shape) == (4, 5) and x.dim() == 2 and x.numel() == 20 and len(x) == 4 and x.size(-1) == 5
+        d = x.detach()
+        assert is_batched(d) and not d.requires_grad and tuple(d.shape) == (4, 5)
+        return d * 2
+    _same(vmap(f, in_dims=1)(nt.ones(4, 3, 5)), torch.ones(3, 4, 5) * 2)
+
+
 def test_op_overhead_unchanged_outside_vmap():
     # outside vmap the only new work in Op.apply is one read of a thread-local flag
     from numtorch.autograd.grad_mode import _State

@@ -177,6 +177,13 @@ class BatchedTensor(Tensor):
         self._phys.requires_grad = requires_grad
         return self
 
+    def detach(self):
+        return wrap(self._phys.detach(), self._levels)
+
+    def detach_(self):
+        self._phys.detach_()
+        return self
+
     def is_contiguous(self, memory_format=None):
         return self._phys._data.flags.c_contiguous
 

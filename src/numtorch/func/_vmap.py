@@ -106,7 +106,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     Errors as PyTorch's: ValueError for bad ``in_dims``/``out_dims``, mismatched batch sizes, no
     mapped tensor, non-Tensor outputs; RuntimeError for ``.item()``/``bool()`` on a batched tensor,
     in-place ops that would change a batched tensor's shape, and tensors that escaped a vmap.
-    Ops without a batching rule run as a loop over the batch and warn once (see docs/func.md).
+    Ops without a batching rule run as a loop over the batch and warn once (see docs/vmap.md).
     """
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}")
