@@ -36,15 +36,14 @@ def _loss(torch, F):
 
 
 def _numtorch_grad(f):
-    """grad of ``f`` w.r.t. its first argument (a tuple of tensors), per sample inside vmap."""
+    """grad of ``f`` w.r.t. its first argument (a tuple of tensors), per sample inside vmap: the
+    lifting and physical-gradient seams that ``numtorch.func.grad`` uses under vmap."""
     from numtorch import autograd
-    from numtorch.func._batched import lift_for_grad, unwrap_physical, wrap
+    from numtorch.func._batched import lift_inputs, physical_grad
 
     def g(params, *rest):
-        pairs = [lift_for_grad(p.detach().requires_grad_(True)) for p in params]
-        out = unwrap_physical(f(tuple(b for b, _ in pairs), *rest))
-        grads = autograd.grad(out, [p for _, p in pairs], grad_outputs=out.new_ones(out.shape))
-        return tuple(wrap(gr, b._levels) for gr, (b, _) in zip(grads, pairs))
+        (lifted,) = lift_inputs((tuple(p.detach().requires_grad_(True) for p in params),))
+        return physical_grad(autograd.grad, [f(lifted, *rest)], list(lifted))
     return g
 
 

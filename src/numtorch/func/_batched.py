@@ -30,7 +30,7 @@ from .._tensor import Size, Tensor
 from ..autograd import function as _function
 from ..autograd.grad_mode import _State
 
-__all__ = ["BatchedTensor", "dispatch", "fallback", "lift_for_grad", "is_batched"]
+__all__ = ["BatchedTensor", "dispatch", "fallback", "lift_for_grad", "lift_inputs", "physical_grad", "is_batched"]
 
 _new = object.__new__
 
@@ -436,6 +436,50 @@ def lift_for_grad(t):
     finally:
         _State.vmap = depth
     return wrap(phys, levels), phys
+
+
+def lift_inputs(inputs):
+    """``func.grad``'s lifting seam (``func/_seams._vmap_lift_inputs``): every Tensor in ``inputs`` (a
+    tuple; tuples, lists and dicts inside are walked) replaced by ``lift_for_grad(t)[0]``, a batched
+    tensor whose physical tensor is a differentiable per-sample node. Identity outside vmap."""
+    if not _LEVELS.stack:
+        return inputs
+
+    def lift(x):
+        if isinstance(x, Tensor):
+            return lift_for_grad(x)[0]
+        if type(x) in (tuple, list):
+            return type(x)(lift(v) for v in x)
+        if type(x) is dict:
+            return {k: lift(v) for k, v in x.items()}
+        return x
+    return tuple(lift(x) for x in inputs)
+
+
+def physical_grad(grad_fn, outputs, inputs, grad_outputs=None, **kwargs):
+    """``grad_fn(outputs, inputs, grad_outputs, **kwargs)`` (``autograd.grad``'s signature) for batched
+    outputs and inputs: it runs on their physical tensors (a missing or unbatched ``grad_outputs`` entry
+    of a batched output becomes ones / is expanded to its batch) and each gradient is wrapped with its
+    input's levels, so inside vmap the gradients are per sample. Plain tensors pass through as-is."""
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    depth = _State.vmap
+    _State.vmap = 0
+    try:
+        po, pg = [], []
+        for o, g in zip(outputs, grad_outputs):
+            po.append(unwrap_physical(o))
+            if type(o) is BatchedTensor:
+                if g is None:
+                    g = po[-1].new_ones(po[-1].shape)
+                else:
+                    g = align(g, o._levels, rank=o._data.ndim)
+            pg.append(g)
+        res = grad_fn(po, [unwrap_physical(x) for x in inputs], pg, **kwargs)
+    finally:
+        _State.vmap = depth
+    return tuple(wrap(r, x._levels) if r is not None and type(x) is BatchedTensor else r
+                 for r, x in zip(res, inputs))
 
 
 def unwrap_physical(t):
