@@ -44,6 +44,9 @@ def _init_genrand(seed32: int) -> np.ndarray:
     return key
 
 
+vmap_random_hook = None  # called before every draw while a vmap is active (func/_vmap.py)
+
+
 class Engine:
     """The MT19937 engine plus the cached second Box-Muller values, as in ``CPUGeneratorImpl``."""
 
@@ -63,6 +66,8 @@ class Engine:
     # ---- raw words ------------------------------------------------------------------------------
     def random(self, n: int) -> np.ndarray:
         """``n`` 32-bit words as uint64 (``CPUGeneratorImpl::random``)."""
+        if vmap_random_hook is not None:  # set by numtorch/func/_vmap.py inside vmap (randomness modes)
+            vmap_random_hook()
         if not n:
             return np.empty(0, np.uint64)
         self.fresh = False

@@ -14,6 +14,7 @@ __all__ = ["cast", "ToCopyBackward0"]
 
 
 class ToCopyBackward0(Op):
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     def forward(self, a, dtype):
         self.src = a.dtype
         return a.astype(dtype)

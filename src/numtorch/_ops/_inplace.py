@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _make
+from ..autograd import function
 from ..autograd.function import Op, rebase_view
 from ..autograd.grad_mode import _State, no_grad
 from ._cast import _can_cast, cast
@@ -30,6 +31,8 @@ def inplace(self: Tensor, result_fn, *args, **kwargs) -> Tensor:
     RuntimeError for a leaf (or a view of a leaf) that requires grad, and for a result dtype that
     cannot be cast to ``self``'s (e.g. float into an int tensor).
     """
+    if _State.vmap:  # inside vmap: func/_batched.py writes into the batched tensor's physical data
+        return function.vmap_inplace(self, result_fn, args, kwargs)
     if len(args) == 1 and not kwargs and result_fn in _FAST_INPLACE and _fast_inplace(self, result_fn, args[0]):
         return self
     check_inplace(self)

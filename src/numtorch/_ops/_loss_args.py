@@ -169,6 +169,8 @@ def empty_class_loss(input: Tensor, shape, reduction: str) -> Tensor:
 
 def check_bounds(t: np.ndarray, c: int, ignore_index) -> None:
     """IndexError "Target k is out of bounds." for a class index outside ``[0, c)`` (``ignore_index`` exempt)."""
+    if getattr(t, "_src", None) is not None:  # a batched target under vmap: check every sample's values
+        t = t._src[0]._data
     bad = (t < 0) | (t >= c)
     if ignore_index is not None:
         bad &= t != ignore_index

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make, _wrap_dim
+from ..autograd import function
 from ..autograd.grad_mode import _State
 from ._cast import cast
 
@@ -142,6 +143,8 @@ def _mismatch(a, b):
 
 def _nondiff(fn, a, b=None):
     """Run a non-differentiable NumPy function on Tensor/scalar operands; result never requires grad."""
+    if _State.vmap:  # inside vmap: elementwise on the batched operands (func/_batched.py)
+        return function.vmap_nondiff(fn, a, b)
     if b is None:
         return _make(np.asarray(fn(a._data)))
     a, b = prep2(a, b)

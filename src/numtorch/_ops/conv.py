@@ -85,6 +85,7 @@ def _conv_transpose_forward(x, w, pads, stride, dil, groups, out_pad):
 # ------------------------------------------------------------------------------------------------
 class ConvolutionBackward0(Op):
     """``convolution(input, weight, bias)`` for 1-d/2-d/3-d, direct or transposed (one Op, like ATen)."""
+    _vmap = "conv"  # batching rule kind (func/_batching_rules.py)
 
     _saves = (0, 1)
     _graph_recompute = True  # under create_graph the gradients are convolutions of the boxed x, w and g

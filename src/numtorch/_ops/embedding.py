@@ -46,6 +46,7 @@ class EmbeddingBackward0(Op):
     Accumulation uses a one-hot matrix product when ``num_embeddings * n`` is small (fastest for
     character- and BPE-sized vocabularies), and a sort plus segmented sum otherwise.
     """
+    _vmap = "embedding"  # batching rule kind (func/_batching_rules.py)
 
     def forward(self, w, indices, padding_idx, scale_grad_by_freq):
         self.idx = indices
@@ -92,11 +93,12 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {name} instead (while checking arguments for embedding)")
     v = weight._data.shape[0]
-    if idx.size and (idx.min() < 0 or idx.max() >= v):
+    vals = idx if getattr(idx, "_src", None) is None else idx._src[0]._data  # vmap: every sample's indices
+    if idx.size and (vals.min() < 0 or vals.max() >= v):
         if v == 0:
             raise RuntimeError("index_select(): self indexing axis dim should be positive")
         if weight._data.size == 0:  # PyTorch's path for rows of no elements words it differently
-            first = int(idx.reshape(-1)[(idx.reshape(-1) < 0) | (idx.reshape(-1) >= v)][0])
+            first = int(vals.reshape(-1)[(vals.reshape(-1) < 0) | (vals.reshape(-1) >= v)][0])
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={first} axis_dim={v}")
         raise IndexError("index out of range in self")
     pad = None if padding_idx is None or padding_idx < 0 else int(padding_idx)

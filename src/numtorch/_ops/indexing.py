@@ -248,6 +248,7 @@ class _BasicIndex(Op):
     """Basic indexing (ints, slices, None, Ellipsis) in one step: the output is a view of the input.
     PyTorch records a node per index component; this one node reports the name of the last one
     (``SliceBackward0``, ``UnsqueezeBackward0``, ``SelectBackward0``, ``AliasBackward0``)."""
+    _vmap = "basic_index"  # batching rule kind (func/_batching_rules.py)
 
     _view = True
 

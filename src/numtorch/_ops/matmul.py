@@ -137,6 +137,7 @@ def _mm_grads(g, a, b, need_a, need_b):
 
 class _Matmul(Op):
     """``a @ b`` on ndarrays; the subclasses only differ in the node name PyTorch shows."""
+    _vmap = "matmul"  # batching rule kind (func/_batching_rules.py)
 
     _saves = (0, 1)
     _saves_for = {0: (1,), 1: (0,)}

@@ -40,6 +40,7 @@ class _Activation(Op):
 
     Saves the input (checked for in-place modification); options are keyword arguments of ``apply``.
     """
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     _saves = (0,)
 
@@ -92,6 +93,7 @@ class GeluBackward0(Op):
     The forward keeps ``Phi(x)`` (or the tanh) so that the backward needs no second erf evaluation,
     the costly part of this op.
     """
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     _saves = (0,)
 
@@ -410,6 +412,7 @@ def _log_softmax_np(x, axis):
 
 class SoftmaxBackward0(Op):
     """``exp(x - max) / sum``; backward ``y * (g - sum(g * y))`` along ``dim``."""
+    _vmap = ("axis", "dim")  # batching rule kind (func/_batching_rules.py)
 
     _saves = ("out",)
     _kernel = staticmethod(_softmax_np)
@@ -484,6 +487,7 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
 # ================================================================================================
 class LinearAddmm(Op):
     """``x @ W.T + b`` as one GEMM on ``x`` flattened to ``(M, in)``; any number of leading dims."""
+    _vmap = "linear"  # batching rule kind (func/_batching_rules.py)
 
     _saves = (0, 1)
     _node_name = "AddmmBackward0"  # PyTorch's F.linear node, shared with torch.addmm's

@@ -116,6 +116,7 @@ def _saved_rows(node):
 
 class NativeLayerNormBackward0(Op):
     """Normalize over the trailing ``k`` dims, then ``* weight + bias`` (both of the normalized shape)."""
+    _vmap = ("free", 0, 1, 2)  # batching rule kind (func/_batching_rules.py)
 
     _saves = (0, 1)
     _graph_recompute = True  # xhat and rstd are rebuilt from the boxed input under create_graph

@@ -37,6 +37,7 @@ _LN2 = math.log(2.0)
 class _Binary(Op):
     """Shared apply-time checks for broadcasting binary ops. Backward computes only the gradients
     that have somewhere to go (``_edges[i]`` is None for scalars and inputs without grad)."""
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     def forward(self, a, b):
         self.sa = a.shape if type(a) is np.ndarray else ()
@@ -351,6 +352,7 @@ def fmod(input, other, *, out=None):
 # where / lerp
 # ------------------------------------------------------------------------------------------------
 class WhereBackward0(Op):
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     def forward(self, cond, a, b):
         self.cond = cond
         self.sa, self.sb = _shape(a), _shape(b)
@@ -385,7 +387,7 @@ def where(condition, input=None, other=None, *, out=None):
     except ValueError:
         raise RuntimeError(f"where: shapes {list(cond.shape)}, {list(a._data.shape)} and {list(b._data.shape)} "
                            f"cannot be broadcast together") from None
-    return _out(WhereBackward0.apply(cond, a, b), out)
+    return _out(WhereBackward0.apply(condition if isinstance(condition, Tensor) else cond, a, b), out)
 
 
 def lerp(input, end, weight, *, out=None):
@@ -404,6 +406,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
 class NanToNumBackward0(Op):
     """nan -> ``nan``, +inf -> ``posinf``, -inf -> ``neginf`` (dtype max/min by default); the gradient passes
     where the input is finite and is 0 elsewhere, as in PyTorch."""
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     _saves = (0,)
 
     def forward(self, a, nan, posinf, neginf):
@@ -429,6 +432,7 @@ _FAST_INPLACE.update({add: np.add, sub: np.subtract, mul: np.multiply, div: np.t
 # ------------------------------------------------------------------------------------------------
 class _Bin(Op):
     """Broadcasting binary op; ``backward`` returns full-shape gradients, reduced here to each operand."""
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     _saves = (0, 1, "out")
 

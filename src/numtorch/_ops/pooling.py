@@ -80,6 +80,7 @@ class _MaxPool(Op):
     as PyTorch's kernel does. Without padding the backward writes each offset's share of the
     gradient through strided views; with padding it scatters through the flat indices.
     """
+    _vmap = "fold"  # batching rule kind (func/_batching_rules.py)
 
     _nondiff_outputs = (1,)
 
@@ -169,6 +170,7 @@ class MaxPool3DWithIndicesBackward0(_MaxPool):
 
 class _AvgPool(Op):
     """Average pooling: window sums by one strided add per kernel offset, divided per output position."""
+    _vmap = "fold"  # batching rule kind (func/_batching_rules.py)
 
     _graph_constants = ("saved",)  # the divisors
 
@@ -441,6 +443,7 @@ def _adaptive_matrix(s, o, dtype):
 
 
 class _AdaptiveAvg(Op):
+    _vmap = "fold"  # batching rule kind (func/_batching_rules.py)
     _graph_constants = ("mats",)  # the pooling matrices
 
     def forward(self, x, *, out_sp):
@@ -472,6 +475,7 @@ class AdaptiveAvgPool3DBackward0(_AdaptiveAvg):
 class _AdaptiveMax(Op):
     """Adaptive max pooling: windows of unequal length are gathered padded with a repeat of their last
     element (which cannot change the max nor, ties going to the first, the argmax)."""
+    _vmap = "fold"  # batching rule kind (func/_batching_rules.py)
 
     _nondiff_outputs = (1,)
 

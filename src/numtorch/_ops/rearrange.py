@@ -53,6 +53,7 @@ def _legacy_empty(a):
 
 
 class CatBackward0(Op):
+    _vmap = ("dims", "dim")  # batching rule kind (func/_batching_rules.py)
     def forward(self, *arrays, dim):
         parts = [(i, a) for i, a in enumerate(arrays) if not _legacy_empty(a)]
         self.meta = [(a.shape, a.dtype) for a in arrays]
@@ -111,6 +112,7 @@ def concatenate(tensors, axis=0, out=None) -> Tensor:
 
 
 class StackBackward0(Op):
+    _vmap = ("dims", "dim")  # batching rule kind (func/_batching_rules.py)
     def forward(self, *arrays, dim):
         self.dim = dim
         return np.stack(arrays, axis=dim)
@@ -243,6 +245,7 @@ def tile_method(self: Tensor, *dims, **kw) -> Tensor:
 # flip / roll / rot90
 # ------------------------------------------------------------------------------------------------
 class FlipBackward0(Op):
+    _vmap = ("dims", "dims")  # batching rule kind (func/_batching_rules.py)
     def forward(self, a, dims):
         self.dims = dims
         return np.flip(a, dims).copy()

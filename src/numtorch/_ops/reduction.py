@@ -144,6 +144,7 @@ def _nonempty(a, axes, name):
 # sum, mean, nansum, nanmean
 # ------------------------------------------------------------------------------------------------
 class SumBackward1(Op):
+    _vmap = ("axis", "axes")  # batching rule kind (func/_batching_rules.py)
     def forward(self, a, axes, keepdim):
         self.shape, self.axes, self.keepdim = a.shape, axes, keepdim
         acc = _half(a)
@@ -159,6 +160,7 @@ class SumBackward0(SumBackward1):
 
 
 class MeanBackward1(Op):
+    _vmap = ("axis", "axes")  # batching rule kind (func/_batching_rules.py)
     def forward(self, a, axes, keepdim):
         self.shape, self.axes, self.keepdim = a.shape, axes, keepdim
         self.n = _count(a.shape, axes)
@@ -176,6 +178,7 @@ class MeanBackward0(MeanBackward1):
 
 
 class NansumBackward0(Op):
+    _vmap = ("axis", "axes")  # batching rule kind (func/_batching_rules.py)
     _saves = (0,)
 
     def forward(self, a, axes, keepdim):
@@ -257,6 +260,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 # ------------------------------------------------------------------------------------------------
 class VarBackward0(Op):
     """Variance; subclasses add the std and the (var, mean) pair. Two passes: mean, then squares."""
+    _vmap = ("axis", "axes")  # batching rule kind (func/_batching_rules.py)
 
     _std = False
     _with_mean = False
@@ -357,6 +361,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 # prod
 # ------------------------------------------------------------------------------------------------
 class ProdBackward1(Op):
+    _vmap = ("axis", "axes")  # batching rule kind (func/_batching_rules.py)
     _saves = (0, "out")
 
     def forward(self, a, axes, keepdim):
@@ -410,6 +415,7 @@ class AmaxBackward0(Op):
     """The extreme value over ``axes``; backward splits the gradient evenly among the elements equal
     to it, as PyTorch does. For a NaN result ``amax``/``amin`` give NaN gradients over the slice,
     while ``max()``/``min()``/``median()`` share it among the NaNs (``_nan_aware``), as PyTorch."""
+    _vmap = ("axis", "axes")  # batching rule kind (func/_batching_rules.py)
 
     _saves = (0, "out")
     _fn = staticmethod(np.max)
@@ -487,6 +493,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 # ------------------------------------------------------------------------------------------------
 class MaxBackward0(Op):
     """Value and index along one axis; backward scatters the gradient to the selected indices."""
+    _vmap = ("axis", "axis")  # batching rule kind (func/_batching_rules.py)
 
     _nondiff_outputs = (1,)
     _graph = False
@@ -591,6 +598,7 @@ def argmin(input, dim=None, keepdim=False):
 # logsumexp
 # ------------------------------------------------------------------------------------------------
 class LogsumexpBackward0(Op):
+    _vmap = ("axis", "axes")  # batching rule kind (func/_batching_rules.py)
     _saves = (0, "out")
     _graph, _graph_recompute = False, True
 
@@ -631,6 +639,7 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 # ------------------------------------------------------------------------------------------------
 class LinalgVectorNormBackward0(Op):
     """``(sum |a|^p)^(1/p)`` over ``axes``; ``p`` = 0 (count), 1, 2, +-inf (max/min of |a|) or any float."""
+    _vmap = ("axis", "axes")  # batching rule kind (func/_batching_rules.py)
 
     _saves = (0, "out")
 

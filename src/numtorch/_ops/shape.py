@@ -78,6 +78,7 @@ def _infer_size(shape, numel):
 # view / reshape / flatten
 # ------------------------------------------------------------------------------------------------
 class ViewBackward0(Op):
+    _vmap = "view"  # batching rule kind (func/_batching_rules.py)
     _view = True
 
     def forward(self, a, shape):
@@ -97,6 +98,7 @@ class ViewBackward0(Op):
 
 class UnsafeViewBackward0(Op):
     """reshape that had to copy (PyTorch records clone + _unsafe_view)."""
+    _vmap = "view"  # batching rule kind (func/_batching_rules.py)
 
     def forward(self, a, shape):
         self.shape = a.shape
@@ -209,6 +211,7 @@ def ravel(input: Tensor) -> Tensor:
 # transposes and permutations
 # ------------------------------------------------------------------------------------------------
 class PermuteBackward0(Op):
+    _vmap = "permute"  # batching rule kind (func/_batching_rules.py)
     _view = True
 
     def forward(self, a, dims):
@@ -220,6 +223,7 @@ class PermuteBackward0(Op):
 
 
 class TransposeBackward0(Op):
+    _vmap = ("dims", "d0", "d1")  # batching rule kind (func/_batching_rules.py)
     _view = True
 
     def forward(self, a, d0, d1):
@@ -231,6 +235,7 @@ class TransposeBackward0(Op):
 
 
 class TBackward0(Op):
+    _vmap = "t"  # batching rule kind (func/_batching_rules.py)
     _view = True
 
     def forward(self, a):
@@ -354,6 +359,7 @@ def mH_prop(self: Tensor) -> Tensor:
 # ------------------------------------------------------------------------------------------------
 class SqueezeBackward0(Op):
     """squeeze() of all size-1 dims; SqueezeBackward1/2 are the one-dim and dims-tuple forms."""
+    _vmap = ("dims", "axes")  # batching rule kind (func/_batching_rules.py)
 
     _view = True
 
@@ -374,6 +380,7 @@ class SqueezeBackward2(SqueezeBackward0):
 
 
 class UnsqueezeBackward0(Op):
+    _vmap = ("dims", "dim")  # batching rule kind (func/_batching_rules.py)
     _view = True
 
     def forward(self, a, dim):
@@ -443,6 +450,7 @@ def _atleast(tensors, f):
 # expand / broadcast / repeat
 # ------------------------------------------------------------------------------------------------
 class ExpandBackward0(Op):
+    _vmap = "view"  # batching rule kind (func/_batching_rules.py)
     _view = True
 
     def forward(self, a, shape):
@@ -522,6 +530,7 @@ def broadcast_tensors(*tensors):
 # copies
 # ------------------------------------------------------------------------------------------------
 class CloneBackward0(Op):
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     def forward(self, a, order):
         return np.array(a, order=order, copy=True)
 

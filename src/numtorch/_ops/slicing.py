@@ -20,6 +20,7 @@ __all__ = ["split", "chunk", "tensor_split", "unbind", "narrow", "select"]
 # split / chunk / unbind / narrow / select
 # ------------------------------------------------------------------------------------------------
 class SplitBackward0(Op):
+    _vmap = ("dims", "dim")  # batching rule kind (func/_batching_rules.py)
     _view = True
 
     def forward(self, a, bounds, dim):
@@ -97,6 +98,7 @@ def tensor_split(input: Tensor, indices_or_sections, dim=0):
 
 
 class UnbindBackward0(Op):
+    _vmap = ("dims", "dim")  # batching rule kind (func/_batching_rules.py)
     _view = True
 
     def forward(self, a, dim):
@@ -118,6 +120,7 @@ def unbind(input: Tensor, dim=0):
 
 
 class SliceBackward0(Op):
+    _vmap = ("dims", "dim")  # batching rule kind (func/_batching_rules.py)
     _view = True
 
     def forward(self, a, dim, start, stop):
@@ -154,6 +157,7 @@ def narrow(input: Tensor, dim, start, length) -> Tensor:
 
 
 class SelectBackward0(Op):
+    _vmap = ("dims", "dim")  # batching rule kind (func/_batching_rules.py)
     _view = True
 
     def forward(self, a, dim, index):

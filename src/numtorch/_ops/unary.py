@@ -31,6 +31,7 @@ positive angle atanh_ asinh_ acosh_ arctanh_ arcsinh_ arccosh_ deg2rad_ rad2deg_
 # unary math
 # ------------------------------------------------------------------------------------------------
 class NegBackward0(Op):
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     def forward(self, a):
         if a.dtype.kind == "b":
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
@@ -50,6 +51,7 @@ def _cz(x):
 
 class _SavesOutput(Op):
     """``_f(x)`` whose gradient ``_grad(g, out)`` reads the output (conjugated for complex)."""
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     _saves = ("out",)
 
@@ -63,6 +65,7 @@ class _SavesOutput(Op):
 
 class _SavesInput(Op):
     """``_f(x)`` whose gradient ``_grad(g, x)`` reads the input (conjugated for complex)."""
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     _saves = (0,)
 
@@ -90,6 +93,7 @@ class AbsBackward0(_SavesInput):
 
 
 class ExpBackward0(Op):
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     _saves = ("out",)
 
     def forward(self, a):
@@ -169,6 +173,7 @@ class ErfBackward0(_SavesInput):
 
 
 class ErfinvBackward0(Op):
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     _saves = ("out",)
 
     def forward(self, a):
@@ -195,6 +200,7 @@ class ReciprocalBackward0(_SavesOutput):
 
 class SquareBackward(Op):
     """``x ** 2`` and ``square``: saves the input, gradient ``2 x g``."""
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     _saves = (0,)
     _node_name = "PowBackward0"  # what PyTorch shows for x ** 2 and square(x)
@@ -216,6 +222,7 @@ class TanhBackward0(_SavesOutput):
 
 
 class SigmoidBackward0(Op):
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     _saves = ("out",)
 
     def forward(self, a):
@@ -234,6 +241,7 @@ class SigmoidBackward0(Op):
 
 
 class ReluBackward0(Op):
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     _saves = ("out",)
 
     def forward(self, a):
@@ -252,6 +260,7 @@ class ReluBackward0(Op):
 
 
 class SignBackward0(Op):
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     def forward(self, a):
         out = np.asarray(np.sign(a))  # a 0-dim input gives a NumPy scalar
         if a.dtype.kind in "fV":
@@ -264,6 +273,7 @@ class SignBackward0(Op):
 
 class _ZeroGrad(Op):
     """Piecewise-constant functions (floor, ceil, round, trunc): gradient zero everywhere."""
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     def forward(self, a):
         return self._f(a)
@@ -297,6 +307,7 @@ class RoundBackward1(_ZeroGrad):
 
 
 class FracBackward0(Op):
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     def forward(self, a):
         return a - np.trunc(a)
 
@@ -305,6 +316,7 @@ class FracBackward0(Op):
 
 
 class ClampBackward1(Op):
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     _saves = (0,)
 
     def forward(self, a, lo, hi):
@@ -324,6 +336,7 @@ class ClampBackward1(Op):
 
 class ClampBackward0(Op):
     """clamp with tensor bounds: gradient flows to whichever of input/min/max was selected."""
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     _saves = (0, 1, 2)
 
@@ -454,6 +467,7 @@ def clamp_max(input, max):
 # inverse hyperbolic functions, degree/radian conversion, sgn, angle, positive
 # ------------------------------------------------------------------------------------------------
 class _UnaryIn(Op):
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     _saves = (0,)
 
     def forward(self, a):
@@ -490,6 +504,7 @@ class AcoshBackward0(_UnaryIn):
 
 class _Scale(Op):
     """Multiplication by a fixed constant (``deg2rad``, ``rad2deg``)."""
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     def forward(self, a):
         return a * _const(self._c, a)
@@ -507,6 +522,7 @@ class Rad2DegBackward0(_Scale):
 
 
 class SgnBackward0(Op):
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     _saves = (0, "out")
 
     def forward(self, a):
@@ -534,6 +550,7 @@ class SgnBackward0(Op):
 
 
 class AngleBackward0(Op):
+    _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     _saves = (0,)
 
     def forward(self, a):

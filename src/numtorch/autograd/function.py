@@ -24,6 +24,13 @@ __all__ = ["Function", "FunctionCtx", "Op", "once_differentiable", "save_indices
 _new = object.__new__
 _apply_hook = None  # set by autograd/profiler.py while profiling: (cls, args, kwargs) -> the op's result
 
+# Set by ``numtorch/func/_batched.py`` at import: ``vmap_dispatch(cls, args, kwargs)`` runs an Op on
+# batched tensors (their batching rule, or a loop over the batch). Op.apply calls it only while a vmap
+# is active in this thread (``_State.vmap``), so outside vmap it costs one attribute read.
+vmap_dispatch = None
+vmap_inplace = None  # likewise, for ``_ops/_inplace.inplace`` under vmap
+vmap_nondiff = None  # and for ``_ops/_util._nondiff`` (comparisons and other non-differentiable elementwise ops)
+
 
 # ------------------------------------------------------------------------------------------------
 # Inference tensors: results of ops made in inference mode, which autograd refuses to save
@@ -105,6 +112,8 @@ class Op(Node):
     def apply(cls, *args, **kwargs):
         # The hot path of every op: keep it to one pass over the inputs and no helper calls.
         if _apply_hook is not None: return _apply_hook(cls, args, kwargs)  # noqa: E701  (profiler)
+        if _State.vmap:
+            return vmap_dispatch(cls, args, kwargs)
         self = _new(cls)
         arrays = []
         needs = False

@@ -22,6 +22,7 @@ class _ThreadState(threading.local):
 
     enabled = True
     inference = False
+    vmap = 0  # vmap levels active in this thread; Op.apply routes to ``function.vmap_dispatch`` when set
 
 
 _State = _ThreadState()

@@ -30,14 +30,15 @@ from .._ops.rearrange import stack
 from ..autograd.engine import grad as _engine_grad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.graph import Node
+from . import _batched as _B
 
 __all__ = []
 
 
 def _vmap_lift_inputs(inputs):
-    """Identity (no vmap in this branch). The vmap module replaces it: under a vmap, ``grad`` must
-    see the unbatched inputs lifted to the vmap level before it differentiates them."""
-    return inputs
+    """Under a vmap, ``grad`` must see its unbatched inputs lifted to the vmap level (a per-sample
+    copy each) before it differentiates them, so the gradients come out per sample; identity outside."""
+    return _B.lift_inputs(inputs)
 
 
 def _batched(fn, basis, chunk_size=None):
@@ -151,10 +152,13 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
     if not pairs:
         return tuple(_zeros(x) for x in inputs)
-    got = _engine_grad([o for o, _ in pairs], list(inputs), [g for _, g in pairs], retain_graph=retain_graph,
-                       create_graph=create_graph, allow_unused=True)
+    # on batched tensors (inside vmap) the gradient runs on their physical tensors, per sample
+    got = _B.physical_grad(_engine_grad, [o for o, _ in pairs], list(inputs), [g for _, g in pairs],
+                           retain_graph=retain_graph, create_graph=create_graph, allow_unused=True)
     return tuple(_zeros(x) if g is None else g for g, x in zip(got, inputs))
 
 
 def _zeros(x):
+    if _B.is_batched(x):  # inside vmap: zeros for every sample
+        return _B.wrap(_make(np.zeros(x._phys._data.shape, x._data.dtype)), x._levels)
     return _make(np.zeros(x._data.shape, x._data.dtype))
