@@ -9,6 +9,7 @@ import os
 import random
 import re
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -234,3 +235,27 @@ def test_breaking_out_early_stops_the_workers():
     it = iter(loader)
     assert next(it).shape == (2, 2)
     del it  # the fixture checks that no worker outlives the iterator
+
+
+@pytest.mark.parametrize("num_workers", [0, 2])
+def test_yielding_more_than_len_warns_as_torch(num_workers):
+    def make(lib):
+        class Sized(lib.utils.data.IterableDataset):
+            def __len__(self):
+                return 4
+
+            def __iter__(self):
+                return iter(range(4))  # unsharded: each worker yields all four
+        return Sized()
+
+    res = []
+    for lib in LIBS:  # PyTorch compares the number of batches yielded with len(dataset) (4 here)
+        loader = lib.utils.data.DataLoader(make(lib), batch_size=1, num_workers=num_workers)
+        assert len(loader) == 4
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            got, etype, _ = _run(loader)
+        msgs = [str(w.message) for w in rec if "Length of IterableDataset" in str(w.message)]
+        res.append((got, etype, [m.split(" was reported")[1] for m in msgs]))
+    assert res[0] == res[1]
+    assert len(res[1][2]) == (4 if num_workers else 0)

@@ -14,7 +14,8 @@ dataset (``get_worker_info()`` gives its ``id``, ``num_workers``, ``seed`` and `
 ``__iter__`` or ``worker_init_fn`` can shard it; unsharded, every sample comes once per worker);
 batch ``k`` comes from worker ``k % num_workers`` while all are active, and a worker whose iterator
 is exhausted drops out of the rotation without ending the others. A partial last batch is made per
-worker (``drop_last`` drops each worker's).
+worker (``drop_last`` drops each worker's). After ``len(loader)``, an iterator that yields more
+batches than ``len(dataset)`` warns as PyTorch's does.
 
 Workers, as in PyTorch: a worker that dies (killed, ``os._exit``, segfault) raises
 ``RuntimeError: DataLoader worker (pid(s) ...) exited unexpectedly`` at once; an exception in the
@@ -30,6 +31,7 @@ import multiprocessing
 import os
 import pickle
 import time
+import warnings
 from multiprocessing.connection import wait as _wait
 
 from ... import _generator
@@ -212,6 +214,7 @@ class DataLoader:
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
         self._workers = None  # the persistent workers, once started
+        self._len_called = None  # len(loader) of an iterable dataset, once asked
         self._base_seed = None  # their base seed, drawn by the first iterator as in PyTorch
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
@@ -248,8 +251,8 @@ class DataLoader:
 
     def __len__(self):
         if self._iterable:
-            n = len(self.dataset)
-            if self.batch_size is not None:
+            n = self._len_called = len(self.dataset)  # later iterators warn past it (PyTorch compares
+            if self.batch_size is not None:  # batches yielded with the dataset's length, as here)
                 return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
             return n
         return len(self.batch_sampler) if self.batch_sampler is not None else len(self.sampler)
@@ -266,8 +269,23 @@ class DataLoader:
             if persistent:
                 self._base_seed = base_seed
         if self.num_workers > 0:
-            return self._iter_workers(base_seed)
-        return self._iter_iterable() if self._iterable else self._iter_map()
+            it = self._iter_workers(base_seed)
+        else:
+            it = self._iter_iterable() if self._iterable else self._iter_map()
+        return self._check_len(it, self._len_called) if self._iterable and self._len_called is not None else it
+
+    def _check_len(self, it, reported):
+        """PyTorch's warning when an iterable dataset yields more than ``len(loader)`` said."""
+        for count, batch in enumerate(it, 1):
+            if count > reported:
+                msg = (f"Length of IterableDataset {self.dataset} was reported to be {reported}(when accessing "
+                       f"len(dataloader)), but {count} samples have been fetched. ")
+                if self.num_workers > 0:
+                    msg += ("For multiprocessing data-loading, this could be caused by not properly configuring "
+                            "the IterableDataset replica at each worker. Please see "
+                            "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
+                warnings.warn(msg, UserWarning, stacklevel=2)
+            yield batch
 
     def _iter_map(self):
         ds = self.dataset
