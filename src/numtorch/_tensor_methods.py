@@ -92,12 +92,12 @@ _bind(shape, """view=view_method view_as reshape=reshape_method reshape_as flatt
          permute=permute_method transpose swapaxes swapdims t movedim moveaxis squeeze unsqueeze
          expand=expand_method expand_as broadcast_to clone contiguous""")
 Tensor.T, Tensor.mT = property(shape.T_prop), property(shape.mT_prop)
-Tensor.H, Tensor.mH = property(shape.H_prop), property(shape.mH_prop)
+Tensor.H, Tensor.mH = property(_complex.H_prop), property(_complex.mH_prop)
 _bind(strided, "unfold as_strided squeeze_ unsqueeze_ t_ transpose_ swapdims_=transpose_ swapaxes_=transpose_ resize_")
 _bind(slicing, "split chunk tensor_split unbind narrow select")
 _bind(rearrange, """repeat=repeat_method tile=tile_method repeat_interleave flip=flip_method fliplr flipud roll rot90
          tril triu diagonal diag diag_embed""")
-_bind(_complex, "conj conj_physical resolve_conj is_conj")
+_bind(_complex, "conj conj_physical resolve_conj is_conj adjoint")
 Tensor.real, Tensor.imag = property(_complex.real), property(_complex.imag)
 
 # ---- indexing, gather/scatter, sorting ----------------------------------------------------------

@@ -2,6 +2,7 @@
 factorizations (Cholesky, QR, eigh, SVD), pseudo-inverse and rank, and small helpers.
 
 A facade: the functions live in ``_ops/linalg.py`` (decompositions, solvers, ``multi_dot``...),
+``_ops/determinants.py`` (``det``, ``slogdet``),
 ``_ops/linalg_norms.py`` (norms) and ``_ops/matmul.py`` (``matmul``), with PyTorch's signatures.
 Every function takes batches ``(*, m, n)``; float32 stays float32. Errors follow PyTorch:
 RuntimeError for non-float input, fewer than 2 dims or non-square matrices, and ``LinAlgError`` (a
@@ -10,8 +11,9 @@ RuntimeError) naming the batch element and pivot or minor for singular or non-po
 from __future__ import annotations
 
 from ._tensor import Tensor
-from ._ops.linalg import (LinAlgError, cholesky, cholesky_ex, cross, det, eigh, eigvalsh, inv, inv_ex, lstsq,
-                          matrix_power, matrix_rank, pinv, qr, slogdet, solve, svd, svdvals, vecdot)
+from ._ops.determinants import det, slogdet
+from ._ops.linalg import (LinAlgError, cholesky, cholesky_ex, cross, eigh, eigvalsh, inv, inv_ex, lstsq,
+                          matrix_power, matrix_rank, pinv, qr, solve, svd, svdvals, vecdot)
 from ._ops.linalg_legacy import multi_dot
 from ._ops.linalg_norms import matrix_norm, norm, vector_norm
 from ._ops.matmul import matmul

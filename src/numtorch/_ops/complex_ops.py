@@ -11,6 +11,8 @@ lazily conjugated view), so writing into it does not write into the input.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -18,10 +20,11 @@ from ..autograd.function import Op
 from ._cast import _aten
 from ._out import _out as _out_into
 from ._util import unbroadcast
+from .shape import PermuteBackward0, TransposeBackward0
 from .slicing import select
 
 __all__ = ["complex", "view_as_real", "view_as_complex", "real", "imag", "conj", "conj_physical", "resolve_conj",
-           "is_conj"]
+           "is_conj", "adjoint"]
 
 _REAL = {np.dtype(np.complex64): np.float32, np.dtype(np.complex128): np.float64}
 _CPLX = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
@@ -176,3 +179,39 @@ def resolve_conj(input: Tensor) -> Tensor:
 def is_conj(input: Tensor) -> bool:
     """``torch.is_conj``: always False (numtorch's ``conj`` materializes the conjugate)."""
     return False
+
+
+# ------------------------------------------------------------------------------------------------
+# conjugate transposes: Tensor.H, Tensor.mH, adjoint
+# ------------------------------------------------------------------------------------------------
+def H_prop(self: Tensor) -> Tensor:
+    """``Tensor.H``: the conjugate transpose of a matrix (a 2-D tensor); a 0-d tensor is conjugated
+    (with PyTorch's deprecation warning). RuntimeError for other ranks. Nodes: ``TransposeBackward0``,
+    then ``ConjBackward0`` for complex tensors, as PyTorch's graph."""
+    nd = self._data.ndim
+    if nd == 0:
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return conj(PermuteBackward0.apply(self, dims=()))
+    if nd != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {nd}-D tensor."
+                           f"{' For batches of matrices, consider using tensor.mH' if nd > 2 else ''}")
+    return conj(TransposeBackward0.apply(self, d0=0, d1=1))
+
+
+def _mH(self, name):
+    nd = self._data.ndim
+    if nd < 2:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got {nd}-D tensor.")
+    return conj(TransposeBackward0.apply(self, d0=nd - 2, d1=nd - 1))
+
+
+def mH_prop(self: Tensor) -> Tensor:
+    """``Tensor.mH``: the conjugate transpose of the last two dims (the transpose for real tensors).
+    Shape ``(*, n, m)`` for an input ``(*, m, n)``; RuntimeError below 2 dims. numtorch's result of a
+    complex input is a conjugated copy (PyTorch's is a lazily conjugated view)."""
+    return _mH(self, "mH")
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """``torch.adjoint`` / ``Tensor.adjoint()``: the same as ``input.mH``."""
+    return _mH(input, "adjoint()")

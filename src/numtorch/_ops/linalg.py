@@ -1,4 +1,5 @@
-"""The decompositions and solvers behind ``torch.linalg``: inverses and solves, determinants,
+"""The decompositions and solvers behind ``torch.linalg``: inverses and solves (determinants are in
+``determinants.py``),
 factorizations (Cholesky, QR, eigh, SVD), pseudo-inverse, rank and least squares, norms, the matrix
 exponential, and products built on matmul (``matrix_power``, ``vecdot``, ``cross``; ``multi_dot`` is in
 ``linalg_legacy.py`` next to ``chain_matmul``).
@@ -26,7 +27,7 @@ from ..autograd.grad_mode import _State
 from ._util import unbroadcast, wrap_dim
 from .matmul import _aname, matmul
 
-__all__ = ["LinAlgError", "inv", "inv_ex", "det", "slogdet", "solve",
+__all__ = ["LinAlgError", "inv", "inv_ex", "solve",
            "cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank",
            "matrix_power", "cross", "vecdot", "lstsq", "matrix_exp"]
 
@@ -43,7 +44,6 @@ def _result(name, fields):
     return cls
 
 
-SlogdetResult = _result("linalg_slogdet", "sign logabsdet")
 EighResult = _result("linalg_eigh", "eigenvalues eigenvectors")
 QRResult = _result("linalg_qr", "Q R")
 SVDResult = _result("linalg_svd", "U S Vh")
@@ -120,16 +120,8 @@ def _inv_np(a, fn="linalg.inv"):
         _raise_singular(a, fn, _INV_MSG, a.ndim > 2)
 
 
-def _inv_or_pinv(a):
-    """``A^-1``, or the pseudo-inverse where ``A`` is singular (log-determinant gradients stay finite)."""
-    try:
-        return np.linalg.inv(a)
-    except np.linalg.LinAlgError:
-        return np.linalg.pinv(a)
-
-
 # ------------------------------------------------------------------------------------------------
-# inverse, determinants, solve
+# inverse, solve (determinants: determinants.py)
 # ------------------------------------------------------------------------------------------------
 class LinalgInvExBackward0(Op):
     """``Y = A^-1``; ``dA = -Y^T G Y^T``."""
@@ -172,64 +164,6 @@ def inv_ex(A: Tensor, *, check_errors=False, out=None):
     y = np.linalg.inv(a)
     y[infos > 0] = np.nan
     return InvExResult(_make(y), _make(infos))
-
-
-def _cofactor_t(a):
-    """The transposed cofactor matrix ``d det(A) / dA`` via the SVD, valid for singular A too:
-    ``det(U) det(Vh) U diag(prod_{j != i} s_j) Vh`` (for complex A its conjugate, the gradient factor)."""
-    if a.shape[-1] == 0:
-        return np.zeros_like(a)
-    u, s, vh = np.linalg.svd(a)
-    ones = np.ones(s.shape[:-1] + (1,), s.dtype)
-    left = np.cumprod(np.concatenate([ones, s[..., :-1]], -1), -1)  # prod of s_j for j < i
-    right = np.cumprod(np.concatenate([ones, s[..., :0:-1]], -1), -1)[..., ::-1]  # j > i
-    sign = _cz(np.linalg.det(u) * np.linalg.det(vh))  # complex: conj(cofactor) = conj(sign) U D Vh
-    return (u * (left * right)[..., None, :]) @ vh * sign[..., None, None]
-
-
-class LinalgDetBackward0(Op):
-    _saves = (0,)
-
-    def forward(self, a):
-        self.saved = (a,)
-        return np.asarray(np.linalg.det(a))
-
-    def backward(self, g):
-        (a,) = self.saved
-        if self._graph:  # det(A) A^-T, differentiable (an invertible A); conjugated for complex
-            a = _cz(a)
-            return (g * np.linalg.det(a))[..., None, None] * _mT(np.linalg.inv(a))
-        return np.asarray(g)[..., None, None] * _cofactor_t(a)
-
-
-def det(A: Tensor, *, out=None) -> Tensor:
-    """The determinant of each square matrix in ``A`` ``(*, n, n)`` -> ``(*)`` (``torch.linalg.det``);
-    differentiable also at singular matrices. RuntimeError for non-float or non-square input."""
-    _check(A, "linalg.det", square=True)
-    return LinalgDetBackward0.apply(A)
-
-
-class LinalgSlogdetBackward0(Op):
-    _saves = (0,)
-    _nondiff_outputs = (0,)
-
-    def forward(self, a):
-        sign, logabs = np.linalg.slogdet(a)
-        self.saved = (a,)
-        return np.asarray(sign), np.asarray(logabs)
-
-    def backward(self, gsign, glog):
-        (a,) = self.saved
-        if self._graph:  # A^-T, differentiable (an invertible A)
-            return glog[..., None, None] * _mT(np.linalg.inv(a))
-        return np.asarray(glog)[..., None, None] * _mT(_inv_or_pinv(a))
-
-
-def slogdet(A: Tensor, *, out=None):
-    """``(sign, logabsdet)`` of each square matrix (``torch.linalg.slogdet``); only ``logabsdet`` is
-    differentiable (gradient ``A^-T``). A singular matrix gives ``(0, -inf)``."""
-    _check(A, "linalg.slogdet", square=True)
-    return SlogdetResult(*LinalgSlogdetBackward0.apply(A))
 
 
 class LinalgSolveExBackward0(Op):
@@ -360,12 +294,16 @@ def cholesky_ex(A: Tensor, *, upper=False, check_errors=False, out=None):
 
 def _qr_grad_tall(gq, gr, q, r):
     """Reverse mode of the reduced QR of a tall (m >= n) matrix:
-    ``dA = (gQ + Q copyltu(M)) R^-T`` with ``M = R gR^T - gQ^T Q``."""
-    m = r @ _mT(gr) - _mT(gq) @ q
+    ``dA = (gQ + Q copyltu(M)) R^-H`` with ``M = R gR^H - gQ^H Q``. For complex inputs ``copyltu``
+    mirrors the strict lower triangle onto the upper one conjugated and keeps the real part of the
+    diagonal (LAPACK's R has a real diagonal, so only that part of ``M``'s diagonal is determined)."""
+    m = r @ _mH(gr) - _mH(gq) @ q
     low = np.tril(m, -1)
-    sym = low + _mT(low) + np.einsum("...ii->...i", m)[..., None] * np.eye(m.shape[-1], dtype=m.dtype)
+    diag = np.einsum("...ii->...i", m)
+    diag = diag.real if m.dtype.kind == "c" else diag
+    sym = low + _mH(low) + diag[..., None] * np.eye(m.shape[-1], dtype=m.dtype)
     b = gq + q @ sym
-    return _mT(np.linalg.solve(r, _mT(b)))  # b @ R^-T
+    return _mH(np.linalg.solve(r, _mH(b)))  # b @ R^-H
 
 
 class LinalgQrBackward0(Op):
@@ -398,7 +336,7 @@ class LinalgQrBackward0(Op):
             return _qr_grad_tall(gq, gr, q, r)
         # wide: A = [X | Y] with X = Q R_X, R = [R_X | Q^T Y]
         y, gry = a[..., m:], gr[..., m:]
-        gx = _qr_grad_tall(gq + y @ _mT(gry), gr[..., :m], q, r[..., :m])
+        gx = _qr_grad_tall(gq + y @ _mH(gry), gr[..., :m], q, r[..., :m])
         return np.concatenate([gx, q @ gry], -1)
 
 

@@ -5,7 +5,7 @@ Most are thin wrappers over ``linalg.py`` (so gradients come from its ``Op``s) t
 API's conventions: ``svd`` returns ``V`` (not ``Vh``), ``qr`` takes ``some``, ``triangular_solve`` takes
 ``(b, A)`` with ``upper=True`` and returns a copy of ``A``, ``lu`` returns packed factors with int32
 pivots, ``chain_matmul`` takes the matrices as separate arguments. What ``linalg.py`` lacks (LU,
-triangular and Cholesky solves, Cholesky inverse, logdet) are ``Op`` subclasses named after PyTorch's
+triangular and Cholesky solves, Cholesky inverse) are ``Op`` subclasses named after PyTorch's
 backward nodes. Everything is batched over leading dims; the only Python loops run over the ``n``
 columns of a factorization, vectorized over the batch. Several of these warn once that they are
 deprecated, as PyTorch does.
@@ -18,11 +18,14 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
-from . import linalg as _la
+from . import determinants as _det, linalg as _la
 from ._util import unbroadcast
 from .linalg import matrix_exp  # torch.matrix_exp is torch.linalg.matrix_exp
+from .logic import eq
 from .matmul import _aname, _cname, matmul
+from .pointwise import add, where
 from .rearrange import tril, triu
+from .unary import log
 
 __all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp", "cholesky", "svd",
            "qr", "lu", "lu_unpack", "lu_solve", "triangular_solve", "cholesky_solve", "cholesky_inverse",
@@ -51,39 +54,26 @@ def _warn_once(key, msg):
 # ------------------------------------------------------------------------------------------------
 def det(input: Tensor) -> Tensor:
     """``torch.det``: alias of ``torch.linalg.det`` (``(*, n, n)`` -> ``(*)``)."""
-    return _la.det(input)
+    return _det.det(input)
 
 
 def slogdet(input: Tensor):
     """``torch.slogdet``: ``(sign, logabsdet)`` as ``torch.return_types.slogdet``."""
-    return SlogdetResult(*_la.slogdet(input))
-
-
-class LogdetBackward0(Op):
-    """``log(det A)``: nan where the determinant is negative, -inf where zero; ``dA = g A^-T``."""
-
-    _saves = (0,)
-
-    def forward(self, a):
-        sign, logabs = np.linalg.slogdet(a)
-        self.saved = (a,)
-        if a.dtype.kind == "c":  # complex: log(det) = log(sign) + log|det|, the principal branch
-            return np.asarray(np.log(sign) + logabs, a.dtype)
-        return np.asarray(np.where(sign < 0, np.nan, logabs), a.dtype)
-
-    def backward(self, g):
-        (a,) = self.saved
-        a = a.conj() if a.dtype.kind == "c" else a  # complex: g * conj(A^-T)
-        if self._graph:  # A^-T, differentiable (an invertible A)
-            return g[..., None, None] * _mT(np.linalg.inv(a))
-        return np.asarray(g)[..., None, None] * _mT(_la._inv_or_pinv(a))
+    return SlogdetResult(*_det.slogdet(input))
 
 
 def logdet(input: Tensor) -> Tensor:
-    """``torch.logdet``: natural log of the determinant of each ``(*, n, n)`` matrix; nan for a
-    negative determinant, -inf for a singular matrix. RuntimeError for non-float/non-square input."""
+    """``torch.logdet``: natural log of the determinant of each ``(*, n, n)`` matrix -> ``(*)``.
+
+    Built as PyTorch builds it on ``linalg.slogdet``: real ``A`` gives ``where(sign == -1, nan,
+    logabsdet)`` (nan for a negative determinant, whose gradient is then zero; -inf for a singular
+    matrix), complex ``A`` gives ``log(sign) + logabsdet``. RuntimeError for non-float/non-square input.
+    """
     _la._check(input, "logdet", square=True)
-    return LogdetBackward0.apply(input)
+    sign, logabs = _det.slogdet(input)
+    if input._data.dtype.kind == "c":
+        return add(log(sign), logabs)
+    return where(eq(sign, -1.0), _make(np.array(np.nan, logabs._data.dtype)), logabs)
 
 
 def inverse(input: Tensor, *, out=None) -> Tensor:

@@ -163,8 +163,19 @@ class DotBackward0(_Matmul):
     """vector @ vector."""
 
 
-class VdotBackward0(_Matmul):
-    """vdot of real vectors (no conjugation needed)."""
+class VdotBackward0(Op):
+    """``sum(conj(a) * b)``; PyTorch's gradients ``conj(g) * b`` for ``a``, ``g * a`` for ``b``."""
+
+    _saves = (0, 1)
+    _saves_for = {0: (1,), 1: (0,)}
+
+    def forward(self, a, b):
+        self.saved = (a, b)
+        return np.asarray(np.vdot(a, b))  # np.vdot conjugates its first argument, as torch.vdot
+
+    def backward(self, g):
+        a, b = self.saved
+        return (_cz(g) * b if self._edges[0] is not None else None), (g * a if self._edges[1] is not None else None)
 
 
 class BmmBackward0(_Matmul):
@@ -315,11 +326,12 @@ def dot(input: Tensor, tensor: Tensor, *, out=None) -> Tensor:
 
 
 def vdot(input: Tensor, other: Tensor, *, out=None) -> Tensor:
-    """``sum(conj(input) * other)`` of two 1-D tensors (``torch.vdot``); real tensors only here."""
+    """``sum(conj(input) * other)`` of two 1-D tensors of equal length and dtype, a 0-d tensor (``torch.vdot``);
+    RuntimeError for other ranks, sizes or mixed dtypes."""
     a, b = _operands("vdot", input, other, "other")
     _dot_checks(a, b)
-    if a.dtype.kind == "c":
-        raise NotImplementedError("numtorch: vdot of complex tensors is not supported")
+    if a.dtype == np.bool_:
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
     return _out(VdotBackward0.apply(input, other), out)
 
 

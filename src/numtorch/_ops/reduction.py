@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import collections
 import functools
+import warnings
 
 import numpy as np
 
@@ -258,8 +259,17 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 # ------------------------------------------------------------------------------------------------
 # var, std, var_mean, std_mean
 # ------------------------------------------------------------------------------------------------
+def _sq_abs(d):
+    """``|d|^2``: real for a complex ``d`` (PyTorch's var of a complex tensor is real)."""
+    return (d * d.conj()).real if d.dtype.kind == "c" else d * d
+
+
 class VarBackward0(Op):
-    """Variance; subclasses add the std and the (var, mean) pair. Two passes: mean, then squares."""
+    """Variance; subclasses add the std and the (var, mean) pair. Two passes: mean, then squares.
+
+    A complex input gives a real result, the mean of ``|x - mean|^2``; its gradient is
+    ``2 (x - mean) / (N - correction)`` times the (real) incoming gradient, as PyTorch's.
+    """
     _vmap = ("axis", "axes")  # batching rule kind (func/_batching_rules.py)
 
     _std = False
@@ -275,7 +285,7 @@ class VarBackward0(Op):
         with np.errstate(invalid="ignore", divide="ignore"):
             m = np.sum(a, axis=axes, keepdims=True) / n
             d = a - m
-            v = np.sum(d * d, axis=axes, keepdims=keepdim) / self.denom
+            v = np.sum(_sq_abs(d), axis=axes, keepdims=keepdim) / self.denom
             r = np.sqrt(v) if self._std else v
         self.saved = (d, r)
         if not self._with_mean:
@@ -288,7 +298,7 @@ class VarBackward0(Op):
             a = self._graph_args[0]
             d = a - np.sum(a, axis=self.axes, keepdims=True) / self.n
             with np.errstate(invalid="ignore", divide="ignore"):
-                r = np.sum(d * d, axis=self.axes, keepdims=self.keepdim) / self.denom
+                r = np.sum(_sq_abs(d), axis=self.axes, keepdims=self.keepdim) / self.denom
                 r = np.sqrt(r) if self._std else r
         # d var / dx = 2 (x - mean) / (N - correction); d std = d var / (2 std), zero where std == 0
         k = 2 / self.bdenom if self.bdenom else np.inf
@@ -325,6 +335,9 @@ def _moments(op, name, input, dim, unbiased, keepdim, correction, out=None):
     if input._data.dtype.kind not in "fcV":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     axes = _axes(dim, input._data.ndim, name)
+    if _count(input._data.shape, axes) - correction <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      f"reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
     res = op.apply(input, axes=axes, correction=correction, keepdim=keepdim)
     return res if isinstance(res, tuple) else _out(res, out)
 

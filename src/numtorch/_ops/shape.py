@@ -320,36 +320,10 @@ def T_prop(self: Tensor) -> Tensor:
     return PermuteBackward0.apply(self, dims=tuple(range(nd - 1, -1, -1)))
 
 
-def _real_only(self, name):
-    if self._data.dtype.kind == "c":
-        raise NotImplementedError(f"numtorch: tensor.{name} of a complex tensor (conjugation) is not supported")
-
-
 def mT_prop(self: Tensor) -> Tensor:
     """``Tensor.mT``: the last two dims swapped; RuntimeError below 2 dims."""
     if self._data.ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
-                           f"{self._data.ndim}-D tensor.")
-    return TransposeBackward0.apply(self, d0=self._data.ndim - 2, d1=self._data.ndim - 1)
-
-
-def H_prop(self: Tensor) -> Tensor:
-    """``Tensor.H``: conjugate transpose of a matrix (real tensors only)."""
-    _real_only(self, "H")
-    if self._data.ndim == 0:
-        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
-        return PermuteBackward0.apply(self, dims=())
-    if self._data.ndim != 2:
-        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self._data.ndim}-D tensor."
-                           f"{' For batches of matrices, consider using tensor.mH' if self._data.ndim > 2 else ''}")
-    return TransposeBackward0.apply(self, d0=0, d1=1)
-
-
-def mH_prop(self: Tensor) -> Tensor:
-    """``Tensor.mH``: conjugate transpose of the last two dims (real tensors only)."""
-    _real_only(self, "mH")
-    if self._data.ndim < 2:
-        raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got "
                            f"{self._data.ndim}-D tensor.")
     return TransposeBackward0.apply(self, d0=self._data.ndim - 2, d1=self._data.ndim - 1)
 

@@ -1,7 +1,9 @@
 """Sorting and value-based selection: sort, argsort, topk, kthvalue, unique, bincount, searchsorted,
 bucketize, nonzero and one_hot.
 
-Sorts are stable (ties keep index order, NaN sorts as the largest value, as in PyTorch); the ops
+NaN sorts as the largest value, as in PyTorch; where PyTorch's answer depends on how its CPU
+algorithms order equal values (``sort(stable=False)``, ``topk``, ``kthvalue``), ``_cpu_order.py``
+replays those algorithms, so indices match PyTorch's. The ops
 returning ``(values, indices)`` give named tuples like ``torch.return_types.sort``.
 """
 from __future__ import annotations
@@ -12,6 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make, _wrap_dim
 from ..autograd.function import Op, linear_backward
+from ._cpu_order import kthvalue_order, sort_order, topk_order
 from ._out import _out
 
 __all__ = """nonzero argwhere topk sort argsort msort kthvalue unique unique_consecutive bincount searchsorted
@@ -85,32 +88,39 @@ class _PickAlong(Op):
 
 
 class SortBackward0(_PickAlong):
-    def forward(self, a, dim, descending):
+    def forward(self, a, dim, descending, stable):
         a1 = a.reshape(a.shape or (1,))
-        return self._pick(a, dim, _argsort(a1, dim, descending))
+        order = _argsort(a1, dim, descending)
+        return self._pick(a, dim, order if stable else sort_order(a1, dim, order, descending))
 
 
 class TopkBackward0(_PickAlong):
-    def forward(self, a, k, dim, largest):
+    def forward(self, a, k, dim, largest, sorted):
         a1 = a.reshape(a.shape or (1,))
-        return self._pick(a, dim, np.take(_argsort(a1, dim, largest), np.arange(k), axis=dim))
+        order = np.take(_argsort(a1, dim, largest), np.arange(k), axis=dim)
+        return self._pick(a, dim, topk_order(a1, dim, order, k, largest, sorted))
 
 
 class KthvalueBackward0(_PickAlong):
     def forward(self, a, k, dim, keepdim):
         a1 = a.reshape(a.shape or (1,))
-        return self._pick(a, dim, np.take(_argsort(a1, dim, False), [k - 1], axis=dim), keepdim)
+        order = np.take(_argsort(a1, dim, False), [k - 1], axis=dim)
+        return self._pick(a, dim, kthvalue_order(a1, dim, order, k), keepdim)
 
 
 def sort(input: Tensor, dim=-1, descending=False, stable=False, *, out=None):
-    """``(values, indices)`` sorted along ``dim`` (``torch.sort``); always stable (ties keep index order)."""
+    """``(values, indices)`` sorted along ``dim`` (``torch.sort``); NaN sorts as the largest value.
+
+    ``stable=True`` keeps ties in index order. ``stable=False`` gives PyTorch's CPU order of ties
+    (``std::sort``'s; PyTorch documents it as unspecified), replayed for rows with ties while at most
+    ``2**14`` elements need it; past that, ties keep index order."""
     dim = _wrap_dim(dim, input._data.ndim) if input._data.ndim else 0
-    return _sort_result(*SortBackward0.apply(input, dim=dim, descending=bool(descending)))
+    return _sort_result(*SortBackward0.apply(input, dim=dim, descending=bool(descending), stable=bool(stable)))
 
 
 def argsort(input: Tensor, dim=-1, descending=False, stable=False) -> Tensor:
-    """Indices (int64) that sort ``input`` along ``dim`` (``torch.argsort``); stable."""
-    return sort(input, dim, descending).indices
+    """Indices (int64) that sort ``input`` along ``dim`` (``torch.argsort``); ties as ``sort``."""
+    return sort(input, dim, descending, stable).indices
 
 
 def msort(input: Tensor) -> Tensor:
@@ -119,19 +129,24 @@ def msort(input: Tensor) -> Tensor:
 
 
 def topk(input: Tensor, k: int, dim=-1, largest=True, sorted=True, *, out=None):
-    """The ``k`` largest (or smallest) entries along ``dim`` as ``(values, indices)``, in sorted order.
+    """The ``k`` largest (or smallest) entries along ``dim`` as ``(values, indices)`` (``torch.topk``);
+    NaN counts as the largest value.
 
-    RuntimeError "selected index k out of range" unless ``0 <= k <= input.size(dim)``.
+    Indices of tied values, and the arrangement when ``sorted=False``, are PyTorch's on CPU (its
+    ``std::partial_sort``/``std::nth_element``, replayed while at most ``2**14`` elements need it;
+    past that, sorted order with ties in index order). RuntimeError "selected index k out of range"
+    unless ``0 <= k <= input.size(dim)``.
     """
     dim = _wrap_dim(dim, input._data.ndim) if input._data.ndim else 0
     n = input._data.shape[dim] if input._data.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
-    return _topk_result(*TopkBackward0.apply(input, k=int(k), dim=dim, largest=bool(largest)))
+    return _topk_result(*TopkBackward0.apply(input, k=int(k), dim=dim, largest=bool(largest), sorted=bool(sorted)))
 
 
 def kthvalue(input: Tensor, k: int, dim=-1, keepdim=False, *, out=None):
-    """The ``k``-th smallest entry (1-based) along ``dim`` and its index (``torch.kthvalue``)."""
+    """The ``k``-th smallest entry (1-based) along ``dim`` and its index (``torch.kthvalue``); among
+    equal values, the index PyTorch's CPU quickselect picks."""
     dim = _wrap_dim(dim, input._data.ndim) if input._data.ndim else 0
     n = input._data.shape[dim] if input._data.ndim else 1
     if not 1 <= k <= n:

@@ -17,6 +17,7 @@ from .pointwise import _out, lerp
 from .reduction import (AmaxBackward0, MaxBackward0, _extreme, _np_aliases, _return_type, _tname, _with_dim,
                         return_types)
 from .scatter import gather
+from ._cpu_order import mode_index
 from .sorting import sort
 
 __all__ = ["median", "quantile", "nanquantile", "nanmedian", "mode", "histc"]
@@ -212,7 +213,7 @@ class ModeBackward0(MaxBackward0):
         run_start = np.take_along_axis(start, best, -1)
         in_run = (pos >= run_start) & (pos <= best)
         idx = np.max(np.where(in_run, order, -1), axis=-1, keepdims=True)
-        return np.moveaxis(idx, -1, axis)
+        return mode_index(a, axis, np.moveaxis(idx, -1, axis))  # PyTorch's pick among the occurrences
 
 
 def nanmedian(input, dim=None, keepdim=False):
@@ -229,7 +230,10 @@ def nanmedian(input, dim=None, keepdim=False):
 
 def mode(input, dim=-1, keepdim=False):
     """Most frequent value along ``dim`` (``torch.mode``): ``return_types.mode(values, indices)``;
-    the smallest among equally frequent values, at its last occurrence."""
+    the smallest among equally frequent values. The index is the occurrence PyTorch's CPU kernel
+    names (the last of the value's run after its ``std::sort``, replayed in ``_cpu_order.py`` for
+    slices of up to 2**14 elements in all); slices holding NaN (which PyTorch's ``<`` sort does not
+    order) and larger inputs give the last occurrence instead, which can differ from PyTorch's."""
     return _with_dim(ModeBackward0, return_types.mode, "mode", input, dim, keepdim)
 
 

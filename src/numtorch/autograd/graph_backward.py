@@ -27,7 +27,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, _make
 from .._ops import pointwise as P, unary as U, reduction as R, shape as S, rearrange as RA
-from .._ops import linalg as L, matmul as M
+from .._ops import determinants as D, linalg as L, matmul as M
 from .._ops import special as SP, cumulative as CU
 from .._ops import scatter as SC
 from . import engine
@@ -393,7 +393,7 @@ _FUNCTIONS = {
     "take_along_axis": _take_along_axis, "moveaxis": _moveaxis,
     "cross": lambda a, b, axis=-1, **kw: _box(L.cross(_t(a), _t(b), dim=axis)),
     "tril": lambda m, k=0: _box(RA.tril(_t(m), k)), "triu": lambda m, k=0: _box(RA.triu(_t(m), k)),
-    "inv": lambda a: _box(L.inv(_t(a))), "det": lambda a: _box(L.det(_t(a))),
+    "inv": lambda a: _box(L.inv(_t(a))), "det": lambda a: _box(D.det(_t(a))),
     "solve": lambda a, b: _box(L.solve(_t(a), _t(b))),  # b (..., n, k) as in the formulas (NumPy 2)
     "reshape": lambda a, shape, **kw: GradArray(_t(a)).reshape(shape),
     "transpose": lambda a, axes=None: GradArray(_t(a)).transpose(*(axes or ())),

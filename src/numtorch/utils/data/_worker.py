@@ -2,7 +2,10 @@
 
 Each worker is a process with its own pipe: the main process sends ``(epoch, batch_index, indices)``
 jobs and the worker answers ``(epoch, batch_index, payload)``, ``payload`` being the pickled batch
-or an ``ExceptionWrapper``. One pipe per worker (no lock shared between processes) means a worker
+or an ``ExceptionWrapper``. For an ``IterableDataset`` each worker iterates its own copy of the
+dataset (a fresh ``iter(dataset)`` per epoch); the indices are placeholders saying how many samples
+make a batch, and a worker whose iterator is exhausted answers once with
+``_IterableDatasetStopIteration`` and then ignores the rest of that epoch's jobs, as PyTorch's. One pipe per worker (no lock shared between processes) means a worker
 killed at any moment cannot wedge the others; the main process (``DataLoader``) waits on the pipes
 and the workers' exit sentinels together, so a dead worker is reported at once instead of hanging.
 """
@@ -37,6 +40,13 @@ class WorkerInfo:
 
     def __repr__(self):
         return f"WorkerInfo(id={self.id}, num_workers={self.num_workers}, seed={self.seed})"
+
+
+class _IterableDatasetStopIteration:
+    """A worker's answer when its copy of an iterable dataset is exhausted (PyTorch's class of that name)."""
+
+    def __init__(self, worker_id):
+        self.worker_id = worker_id
 
 
 class KeyErrorMessage(str):
@@ -137,20 +147,27 @@ def seed_worker(base_seed, worker_id):
 
 
 def worker_loop(fetch, dataset, conn, worker_id, num_workers, base_seed, init_fn, parent):
-    """Body of one worker process: answer the jobs ``conn`` sends until it sends None, closes, or the parent dies."""
+    """Body of one worker process: answer the jobs ``conn`` sends until it sends None, closes, or the parent dies.
+
+    ``fetch.start(dataset)`` gives the fetcher of one epoch (for an iterable dataset it holds this
+    worker's ``iter(dataset)``); it runs at start-up after ``init_fn`` and again for each later epoch
+    of persistent workers."""
     global _worker_info
     # a forked worker must never collect (and run __del__ of) the parent's pending garbage, e.g. another
     # loader's iterator that would try to shut down the parent's processes from here
     gc.freeze()
+    where = f"in DataLoader worker process {worker_id}"
     try:
         seed = seed_worker(base_seed, worker_id)
         _worker_info = WorkerInfo(worker_id, num_workers, seed, dataset)
-        init_error = None
-        if init_fn is not None:
-            try:
+        init_error = fetcher = None
+        try:
+            if init_fn is not None:
                 init_fn(worker_id)
-            except Exception:
-                init_error = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
+            fetcher = fetch.start(dataset)
+        except Exception:
+            init_error = ExceptionWrapper(where=where)
+        current, ended = 1, False  # the epoch being served; its iterable dataset is exhausted
         while True:
             if not conn.poll(_POLL_S):
                 if os.getppid() != parent:  # the main process is gone: nobody will read our results
@@ -160,13 +177,25 @@ def worker_loop(fetch, dataset, conn, worker_id, num_workers, base_seed, init_fn
             if job is None:
                 return
             epoch, idx, indices = job
-            if init_error is not None:
-                payload = init_error
+            error = init_error
+            if epoch != current and init_error is None:  # a new epoch of persistent workers
+                current, ended = epoch, False
+                try:
+                    fetcher = fetch.start(dataset)
+                except Exception:
+                    fetcher, error = None, ExceptionWrapper(where=where)
+            if ended:
+                continue  # PyTorch's worker skips the jobs that follow its end of iteration
+            if error is not None:
+                payload = error
             else:
                 try:
-                    payload = pickle.dumps(fetch(dataset, indices), protocol=pickle.HIGHEST_PROTOCOL)
-                except Exception:
-                    payload = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
+                    payload = pickle.dumps(fetcher(dataset, indices), protocol=pickle.HIGHEST_PROTOCOL)
+                except Exception as e:
+                    if isinstance(e, StopIteration) and fetch.iterable:
+                        payload, ended = _IterableDatasetStopIteration(worker_id), True
+                    else:
+                        payload = ExceptionWrapper(where=where)
             conn.send((epoch, idx, payload))
     except (KeyboardInterrupt, EOFError, BrokenPipeError, ConnectionResetError):
         pass  # Ctrl-C reaches the whole process group and the main process handles it; or the main side closed

@@ -2,13 +2,20 @@
 
 Supported: map-style and iterable datasets; ``batch_size``, ``shuffle`` (with ``generator``),
 ``sampler``, ``batch_sampler``, ``drop_last``, ``collate_fn``, ``batch_size=None`` (no batching),
-``num_workers`` (0: in the main process; > 0: map-style datasets are loaded by that many worker
-processes (forked by default, ``multiprocessing_context`` to choose), batches in order; iterable
-datasets always load in the main process; at most ``prefetch_factor`` (default 2) batches per worker
-are in flight, so samplers are drawn lazily), ``worker_init_fn``, ``persistent_workers`` (the same
-workers serve every epoch), ``timeout`` (RuntimeError "DataLoader timed out after N seconds"),
+``num_workers`` (0: in the main process; > 0: that many worker processes (forked by default,
+``multiprocessing_context`` to choose) load the batches, handed out in turn and yielded in order;
+at most ``prefetch_factor`` (default 2) batches per worker are in flight, so samplers are drawn
+lazily), ``worker_init_fn``, ``persistent_workers`` (the same workers serve every epoch), ``timeout`` (RuntimeError "DataLoader timed out after N seconds"),
 ``pin_memory`` (accepted; no effect on CPU). A ``TensorDataset`` with the default collate is
 indexed once per batch with the whole index array instead of sample by sample.
+
+An ``IterableDataset`` with workers, as in PyTorch: each worker iterates its own copy of the
+dataset (``get_worker_info()`` gives its ``id``, ``num_workers``, ``seed`` and ``dataset`` copy, so
+``__iter__`` or ``worker_init_fn`` can shard it; unsharded, every sample comes once per worker);
+batch ``k`` comes from worker ``k % num_workers`` while all are active, and a worker whose iterator
+is exhausted drops out of the rotation without ending the others. A partial last batch is made per
+worker (``drop_last`` drops each worker's). After ``len(loader)``, an iterator that yields more
+batches than ``len(dataset)`` warns as PyTorch's does.
 
 Workers, as in PyTorch: a worker that dies (killed, ``os._exit``, segfault) raises
 ``RuntimeError: DataLoader worker (pid(s) ...) exited unexpectedly`` at once; an exception in the
@@ -24,12 +31,13 @@ import multiprocessing
 import os
 import pickle
 import time
+import warnings
 from multiprocessing.connection import wait as _wait
 
 from ... import _generator
 from ..._ops.sampling import _eng
 from ._collate import default_collate, default_convert
-from ._worker import _POLL_S, ExceptionWrapper, get_worker_info, worker_loop
+from ._worker import _POLL_S, ExceptionWrapper, _IterableDatasetStopIteration, get_worker_info, worker_loop
 from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
@@ -37,15 +45,49 @@ __all__ = ["DataLoader", "get_worker_info"]
 
 
 class _Fetcher:
-    """What a worker does with one job (a module-level class so spawn contexts can pickle it)."""
+    """What a worker does with one job of a map-style dataset (a module-level class so spawn contexts
+    can pickle it)."""
+
+    iterable = False
 
     def __init__(self, collate_fn, fast, batched):
         self.collate_fn, self.fast, self.batched = collate_fn, fast, batched
+
+    def start(self, dataset):
+        return self
 
     def __call__(self, dataset, indices):
         if not self.batched:
             return self.collate_fn(dataset[indices[0]])
         return _fetch(dataset, self.collate_fn, self.fast, indices)
+
+
+class _IterableFetcher:
+    """What a worker does with one job of an iterable dataset (PyTorch's ``_IterableDatasetFetcher``):
+    the next ``len(indices)`` samples of this worker's iterator, collated; StopIteration once it is
+    exhausted (or, with ``drop_last``, when it cannot fill a batch)."""
+
+    iterable = True
+
+    def __init__(self, collate_fn, batched, drop_last):
+        self.collate_fn, self.batched, self.drop_last, self.it, self.ended = collate_fn, batched, drop_last, None, False
+
+    def start(self, dataset):
+        """A fetcher over a fresh ``iter(dataset)``: one per worker and epoch."""
+        fresh = _IterableFetcher(self.collate_fn, self.batched, self.drop_last)
+        fresh.it = iter(dataset)
+        return fresh
+
+    def __call__(self, dataset, indices):
+        if self.ended:
+            raise StopIteration
+        if not self.batched:
+            return self.collate_fn(next(self.it))
+        batch = list(itertools.islice(self.it, len(indices)))
+        self.ended = len(batch) < len(indices)
+        if not batch or (self.drop_last and self.ended):
+            raise StopIteration
+        return self.collate_fn(batch)
 
 
 class _Workers:
@@ -57,7 +99,10 @@ class _Workers:
         if isinstance(ctx, str):
             ctx = multiprocessing.get_context(ctx)
         n = loader.num_workers
-        fetch = _Fetcher(loader.collate_fn, loader._fast, loader.batch_sampler is not None)
+        if loader._iterable:
+            fetch = _IterableFetcher(loader.collate_fn, loader._auto_collation, loader.drop_last)
+        else:
+            fetch = _Fetcher(loader.collate_fn, loader._fast, loader.batch_sampler is not None)
         self.conns, self.procs, self.epoch, self.closed = [], [], 0, False
         try:
             for wid in range(n):
@@ -169,6 +214,7 @@ class DataLoader:
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
         self._workers = None  # the persistent workers, once started
+        self._len_called = None  # len(loader) of an iterable dataset, once asked
         self._base_seed = None  # their base seed, drawn by the first iterator as in PyTorch
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
@@ -205,8 +251,8 @@ class DataLoader:
 
     def __len__(self):
         if self._iterable:
-            n = len(self.dataset)
-            if self.batch_size is not None:
+            n = self._len_called = len(self.dataset)  # later iterators warn past it (PyTorch compares
+            if self.batch_size is not None:  # batches yielded with the dataset's length, as here)
                 return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
             return n
         return len(self.batch_sampler) if self.batch_sampler is not None else len(self.sampler)
@@ -215,18 +261,31 @@ class DataLoader:
         # PyTorch draws a base seed for worker processes from ``generator`` each time an iterator is made,
         # workers or not; drawing it too keeps the default stream in step with PyTorch's. With persistent
         # workers PyTorch makes one iterator and only resets it for later epochs, so the seed is drawn once
-        persistent = self.persistent_workers and self.num_workers > 0 and not self._iterable
+        persistent = self.persistent_workers and self.num_workers > 0
         if persistent and self._base_seed is not None:
             base_seed = self._base_seed
         else:
             base_seed = int(_generator.random_default(_eng(self.generator), 1, "int64")[0])
             if persistent:
                 self._base_seed = base_seed
-        if self._iterable:
-            return self._iter_iterable()
         if self.num_workers > 0:
-            return self._iter_workers(base_seed)
-        return self._iter_map()
+            it = self._iter_workers(base_seed)
+        else:
+            it = self._iter_iterable() if self._iterable else self._iter_map()
+        return self._check_len(it, self._len_called) if self._iterable and self._len_called is not None else it
+
+    def _check_len(self, it, reported):
+        """PyTorch's warning when an iterable dataset yields more than ``len(loader)`` said."""
+        for count, batch in enumerate(it, 1):
+            if count > reported:
+                msg = (f"Length of IterableDataset {self.dataset} was reported to be {reported}(when accessing "
+                       f"len(dataloader)), but {count} samples have been fetched. ")
+                if self.num_workers > 0:
+                    msg += ("For multiprocessing data-loading, this could be caused by not properly configuring "
+                            "the IterableDataset replica at each worker. Please see "
+                            "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset for examples.")
+                warnings.warn(msg, UserWarning, stacklevel=2)
+            yield batch
 
     def _iter_map(self):
         ds = self.dataset
@@ -252,7 +311,19 @@ class DataLoader:
         if batch and not self.drop_last:
             yield self.collate_fn(batch)
 
+    def _jobs(self):
+        """The jobs sent to workers, drawn lazily: index lists of the batch sampler (or one index per
+        sample); for an iterable dataset an endless stream of placeholders of a batch's size (PyTorch's
+        ``_InfiniteConstantSampler``), each worker's StopIteration ending the epoch."""
+        if self._iterable:
+            return itertools.repeat([None] * self.batch_size if self._auto_collation else [None])
+        return iter(self.batch_sampler) if self.batch_sampler is not None else ([i] for i in self.sampler)
+
     def _iter_workers(self, base_seed):
+        """PyTorch's ``_MultiProcessingDataLoaderIter``: batch ``k`` goes to the next active worker in
+        turn (round robin), at most ``prefetch_factor * num_workers`` are in flight, and batches are
+        yielded in order. A worker whose iterable dataset is exhausted leaves the rotation; the jobs
+        it had are skipped, and the epoch ends when no job is left."""
         workers = self._workers
         if workers is None or not workers.alive():
             workers = _Workers(self, base_seed)
@@ -260,36 +331,49 @@ class DataLoader:
                 self._workers = workers
         workers.epoch += 1
         epoch, n = workers.epoch, self.num_workers
-        # jobs are drawn lazily and at most prefetch_factor * num_workers are in flight (as in PyTorch), so a
-        # sampler with a huge num_samples is never materialized
-        jobs = enumerate(iter(self.batch_sampler) if self.batch_sampler is not None else ([i] for i in self.sampler))
-        depth = (self.prefetch_factor or 2) * n
-        sent = 0
-        done = {}
+        jobs, rotation = self._jobs(), itertools.cycle(range(n))
+        active = [True] * n
+        owner, done = {}, {}  # batch index -> worker, for jobs not yet yielded; batch index -> payload
+        sent = rcvd = 0
 
         def send_next():
             nonlocal sent
-            for idx, job in itertools.islice(jobs, 1):
-                workers.send(idx % n, (epoch, idx, job))
+            for job in itertools.islice(jobs, 1):
+                wid = next((w for w in itertools.islice(rotation, n) if active[w]), None)
+                if wid is None:
+                    return
+                workers.send(wid, (epoch, sent, job))
+                owner[sent] = wid
                 sent += 1
 
         try:
-            for _ in range(depth):
+            for _ in range((self.prefetch_factor or 2) * n):
                 send_next()
-            for want in itertools.count():
-                if want >= sent:
+            while True:
+                while rcvd < sent and rcvd not in done and not active[owner[rcvd]]:
+                    del owner[rcvd]  # its worker ran out of data before doing it
+                    rcvd += 1
+                if rcvd >= sent:
                     return
-                while want not in done:
-                    if workers.epoch != epoch:  # a newer iterator took over the persistent workers
-                        return
-                    ep, idx, payload = workers.recv(self.timeout)
-                    if ep == epoch:  # a persistent worker may still answer an abandoned epoch
-                        done[idx] = payload
-                payload = done.pop(want)
-                send_next()
-                if isinstance(payload, ExceptionWrapper):
-                    payload.reraise()
-                yield pickle.loads(payload)
+                if rcvd in done:
+                    payload = done.pop(rcvd)
+                    del owner[rcvd]
+                    rcvd += 1
+                    send_next()
+                    if isinstance(payload, ExceptionWrapper):
+                        payload.reraise()
+                    yield pickle.loads(payload)
+                    continue
+                if workers.epoch != epoch:  # a newer iterator took over the persistent workers
+                    return
+                ep, idx, payload = workers.recv(self.timeout)
+                if ep != epoch:  # a persistent worker may still answer an abandoned epoch
+                    continue
+                if isinstance(payload, _IterableDatasetStopIteration):
+                    active[payload.worker_id] = False
+                    send_next()
+                else:
+                    done[idx] = payload
         finally:
             if not self.persistent_workers:
                 workers.shutdown()
