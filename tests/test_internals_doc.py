@@ -237,8 +237,9 @@ def check_excerpt(block):
             now = find_chunk(file_lines, chunk)
             hint = (f"; the quoted lines are now at {path}:{now[0]}-{now[0] + len(chunk) - 1}" if now
                     else "; the quoted text is no longer in the file (re-quote it)")
-            return (f"{where}: stale excerpt of {path}:{a}-{b}: line {a + k} is {actual[k] if k < len(actual) else None!r}"
-                    f", the quote has {chunk[k] if k < len(chunk) else None!r}{hint}")
+            is_now = actual[k] if k < len(actual) else None
+            quoted = chunk[k] if k < len(chunk) else None
+            return f"{where}: stale excerpt of {path}:{a}-{b}: line {a + k} is {is_now!r}, the quote has {quoted!r}{hint}"
     return None
 
 
@@ -314,7 +315,8 @@ def test_checker_reports_stale_reference_and_where_it_moved():
     gone = check_reference(Ref(1, "Module.no_such_method", ref.path, line, line, ""))
     assert "no longer defines" in gone
     # an excerpt one line off is reported with its current place
-    blk = Block(1, [f"# src/numtorch/nn/modules/module.py:{line + 1}-{line + 1}", f"    def __setattr__(self, name: str, value) -> None:"])
+    blk = Block(1, [f"# src/numtorch/nn/modules/module.py:{line + 1}-{line + 1}",
+                    "    def __setattr__(self, name: str, value) -> None:"])
     msg = check_excerpt(blk)
     assert msg is not None and f"module.py:{line}-{line}" in msg
     # a path:line mention that is not a linked reference is flagged
