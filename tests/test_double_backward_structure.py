@@ -283,9 +283,7 @@ def _setitem_view(T, x, y):
     return v * z.sum()
 
 
-XFAIL = {
-    "scatter_reduce_prod": "scatter_reduce prod double backward not implemented (raises NotImplementedError)",
-}
+XFAIL = {}
 # PyTorch itself raises here (vander: an in-place write on an AsStrided view inside its own double
 # backward), so there is nothing to compare with; numtorch's value is checked by gradgradcheck instead.
 TORCH_RAISES = {"vander": "PyTorch 2.13's double backward of vander raises (in-place on an AsStrided view)"}
