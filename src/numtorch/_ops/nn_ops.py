@@ -594,6 +594,7 @@ class ScaledDotProductAttentionBackward0(Op):
 
     _graph_recompute = True  # the attention weights are rebuilt from the boxed q, k under create_graph
     _graph_constants = ("drop", "mask")
+    _graph_tensors = ("mask_t",)  # a float attn_mask that requires grad (set by scaled_dot_product_attention)
 
     def backward(self, g):
         q, k, v, p, pd = self.saved
@@ -622,7 +623,7 @@ class ScaledDotProductAttentionBackward0(Op):
     def _graph_weights(self):
         """``(q, k, v, p, pd)`` of ``saved`` computed on the boxed inputs (create_graph=True)."""
         q, k, v = self._graph_args[:3]
-        mask = getattr(self, "mask_t", self.mask)  # a float mask that requires grad: its Tensor, for its graph
+        mask = getattr(self, "mask_t", self.mask)  # a float mask that requires grad: its box
         if self.rep > 1:  # each key/value head serves `rep` query heads
             k, v = (np.broadcast_to(np.expand_dims(t, -3), t.shape[:-2] + (self.rep,) + t.shape[-2:]).reshape(
                 t.shape[:-3] + (t.shape[-3] * self.rep,) + t.shape[-2:]) for t in (k, v))
