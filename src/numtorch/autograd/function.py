@@ -125,6 +125,8 @@ class Op(Node):
         if type(out) is tuple:
             return self._wrap_many(out, args, needs)
         if type(out) is not np.ndarray:
+            if cls._save_out:  # a NumPy scalar (0-d result) the backward may keep: create_graph boxes it too
+                self._out_scalar = out
             out = np.asarray(out)
         t = _new(Tensor)
         t._data = out

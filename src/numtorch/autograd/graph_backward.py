@@ -450,6 +450,8 @@ def _boxed_copy(node):
             out = _make(arr, True)
             out.grad_fn, out._vc = node, vc
             sub[id(arr)] = out
+            if "_out_scalar" in node.__dict__:  # the forward's NumPy scalar, kept by the backward for a 0-d result
+                sub[id(node._out_scalar)] = out
             out_box = GradArray(out)
     consts = getattr(cls, "_graph_constants", ())
     recompute = getattr(cls, "_graph_recompute", False)
@@ -458,6 +460,8 @@ def _boxed_copy(node):
     def conv(name, v):
         if name in tensors and isinstance(v, Tensor):  # an input Tensor kept, unsaved, for its graph
             return GradArray(v) if v._rg else v._data
+        if isinstance(v, np.generic) and id(v) in sub:
+            return GradArray(sub[id(v)])
         if isinstance(v, np.ndarray):
             t = sub.get(id(v))
             if t is not None:
