@@ -627,12 +627,12 @@ def test_functional_argument_errors():
         assert tm == nm.replace("numtorch", "torch")
 
 
-def test_functional_vectorize_and_forward_mode_raise():
+def test_functional_forward_mode_needs_vectorize():
+    # as in PyTorch: forward-mode Jacobians exist only with vectorize=True (tests/test_func.py checks
+    # vectorize and forward-mode values against torch)
     F = nt.autograd.functional
     x = _pt(nt, 1)
-    with pytest.raises(NotImplementedError, match="vmap"):
-        F.jacobian(_vec_fn(nt), x, vectorize=True)
-    with pytest.raises(NotImplementedError, match="forward-mode"):
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
         F.jacobian(_vec_fn(nt), x, strategy="forward-mode")
     with pytest.raises(NotImplementedError):
         F.hessian(_scalar_fn(nt), x, outer_jacobian_strategy="forward-mode")

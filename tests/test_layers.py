@@ -412,7 +412,7 @@ def test_batchnorm_cumulative_average_is_plain_mean():
 
 
 def test_batchnorm_without_running_stats_uses_batch_stats_in_eval():
-    m = nn.BatchNorm1d(3, track_running_stats=False).eval()
+    m = nn.BatchNorm1d(3, track_running_stats=False).double().eval()  # the input's dtype, as PyTorch requires
     assert m.running_mean is None and m.num_batches_tracked is None
     x = np.random.default_rng(0).standard_normal((6, 3))
     y = m(to_nt(x)).detach().numpy()

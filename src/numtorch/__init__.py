@@ -102,10 +102,11 @@ from . import serialization
 from .serialization import load, save
 from . import nn, optim, utils
 from . import linalg  # torch.linalg (the matmul family is _ops/matmul.py)
+from . import func  # torch.func (functorch's transforms)
 from . import accelerator, amp, backends, cuda, distributed
 from . import jit, multiprocessing, onnx, version  # noqa: E402  (compat: torch.jit/.multiprocessing/.onnx/.version)
 from .amp import autocast
-_LAZY_SUBMODULES = ("distributions", "special", "fft")  # imported on first use: keeps `import numtorch` light
+_LAZY_SUBMODULES = ("distributions", "special", "fft", "profiler")  # imported on first use: keeps imports light
 
 
 def __getattr__(name):

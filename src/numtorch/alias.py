@@ -12,7 +12,8 @@ From Python (before the program imports torch)::
     import torch.nn.functional as F   # numtorch.nn.functional
 
 ``install()`` adds a meta-path finder that answers every ``torch`` and ``torch.*`` import with the
-numtorch module of the same dotted path (``torch.nn.modules.linear`` -> ``numtorch.nn.modules.linear``).
+numtorch module of the same dotted path (``torch.nn.modules.linear`` -> ``numtorch.nn.modules.linear``),
+and ``import functorch`` with ``numtorch.functorch``.
 A submodule numtorch lacks raises ModuleNotFoundError naming the numtorch path. ``uninstall()``
 removes the finder and the aliases.
 """
@@ -40,9 +41,11 @@ class _AliasLoader(importlib.abc.Loader):
 
 class _TorchAliasFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
-        if fullname != "torch" and not fullname.startswith("torch."):
+        if fullname in ("torch", "functorch") or fullname.startswith(("torch.", "functorch.")):
+            # functorch (PyTorch's deprecated functorch package) is numtorch.functorch
+            real = "numtorch" + fullname[len("torch"):] if fullname.split(".")[0] == "torch" else "numtorch." + fullname
+        else:
             return None
-        real = "numtorch" + fullname[len("torch"):]
         if importlib.util.find_spec(real) is None:
             raise ModuleNotFoundError(f"No module named '{fullname}' (numtorch has no '{real}')", name=fullname)
         return importlib.util.spec_from_loader(fullname, _AliasLoader(real))
@@ -63,7 +66,7 @@ def uninstall() -> None:
     """Remove the alias (numtorch itself stays imported)."""
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
-    for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+    for name in [n for n in sys.modules if n in ("torch", "functorch") or n.startswith(("torch.", "functorch."))]:
         if getattr(sys.modules[name], "__name__", "").startswith("numtorch"):
             del sys.modules[name]
 

@@ -211,6 +211,8 @@ def erf_np(x: np.ndarray) -> np.ndarray:
     if x.dtype == np.float64 or x.dtype.kind == "c":
         from scipy.special import erf  # lazy: keeps `import numtorch` light
         return erf(x)
+    if x.ndim == 0:  # NumPy turns 0-d arithmetic into scalars, which the in-place clip below refuses
+        return erf_np(x.reshape(1)).reshape(())
     dt = x.dtype
     xc = np.clip(x, -4.0, 4.0, dtype=np.float32)
     u = xc * xc

@@ -15,9 +15,11 @@ import math
 
 import numpy as np
 
+from .. import _dtype
 from .._dtype import from_np
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..autograd.function import Op
+from ._cast import cast
 from ._window import _as_tensor, _check_tensor, _col2im, _crop, _im2col, _pad_const
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -234,6 +236,9 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
         raise RuntimeError("non-positive dilation is not supported")
+    if not transposed and w.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {list(w.shape)} instead")
     if w.shape[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
                            f"but got weight of size [{list(w.shape)}] instead")
@@ -242,10 +247,15 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         given = "transposed=1" if transposed else f"groups={groups}"
         raise RuntimeError(f"Given {given}, weight of size {list(w.shape)}, expected input{list(xs)} to have "
                            f"{want} channels, but got {xs[1]} channels instead")
-    if x.dtype != w.dtype:
-        raise RuntimeError(f"Input type ({from_np(x.dtype)._tensor_type}) and weight type "
-                           f"({from_np(w.dtype)._tensor_type}) should be the same or input should be a MKLDNN "
-                           f"tensor and weight is a dense tensor")
+    empty = not transposed and (xs[0] == 0 or xs[1] == 0)  # PyTorch keeps these from its kernels
+    if not empty and x.size:  # an empty spatial input is refused below
+        if x.dtype.kind == "b" and 0 not in w.shape[2:]:  # (a kernel of size 0 is refused below)
+            raise NotImplementedError(f"\"slow_conv{'_transpose' if transposed else ''}{max(nd, 2)}d_cpu\" not "
+                                      f"implemented for 'Bool'")
+        if x.dtype != w.dtype:
+            raise RuntimeError(f"Input type ({from_np(x.dtype)._tensor_type}) and weight type "
+                               f"({from_np(w.dtype)._tensor_type}) should be the same or input should be a MKLDNN "
+                               f"tensor and weight is a dense tensor")
     cout = w.shape[1] * groups if transposed else w.shape[0]
     if bias is not None:
         _check_tensor(bias, fn, "bias")
@@ -291,8 +301,39 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
             raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
                                f"size: ({' x '.join(map(str, span))}). Kernel size can't be greater than actual "
                                f"input size")
+        if empty or x.size == 0 or 0 in w.shape[2:]:
+            return _conv_without_kernel(input, weight, bias, xs, pads, stride, dilation, groups, empty)
     return ConvolutionBackward0.apply(input, weight, bias, stride=stride, pads=pads, dilation=dilation,
                                       groups=groups, transposed=transposed, output_padding=out_pad)
+
+
+def _conv_without_kernel(input, weight, bias, xs, pads, stride, dilation, groups, empty):
+    """The direct convolutions PyTorch answers before its kernels: an empty batch gives ``(0, C_out, *out)``
+    and no input channels ``(N, 0, *out)``, in the promoted dtype of input and weight (any dtypes);
+    RuntimeError for other empty inputs and for kernels with a zero size."""
+    x, w = input._data, weight._data
+    if not empty:
+        if x.size == 0:
+            shape = list(xs[:2]) + [1] * (len(xs) == 3) + list(xs[2:])  # PyTorch reports 1-d as 2-d
+            raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {shape}")
+        k = (1,) * (w.ndim == 3) + w.shape[2:]
+        names = ("depth", "height", "width")[-len(k):]
+        raise RuntimeError("kernel size should be greater than zero, but got " +
+                           " ".join(f"kernel_{n}: {v}" for n, v in zip(names, k)))
+    if xs[1] and w.size == 0:  # PyTorch scales the empty batch by the first weight element
+        raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
+    dt = _dtype.promote_types(from_np(x.dtype), from_np(w.dtype))
+    if dt.np.kind not in "fcV":  # no integer convolution in NumPy's matmul path, nothing to compute anyway
+        shape = [(s + lo + hi - d * (k - 1) - 1) // st + 1
+                 for s, (lo, hi), d, k, st in zip(xs[2:], pads, dilation, w.shape[2:], stride)]
+        out = np.zeros([xs[0], 0 if xs[1] == 0 else w.shape[0]] + shape, dt.np)
+        return _make(out if x.ndim == len(xs) else out[0])
+    out = ConvolutionBackward0.apply(cast(input, dt), cast(weight, dt), bias, stride=stride, pads=pads,
+                                     dilation=dilation, groups=groups, transposed=False,
+                                     output_padding=(0,) * (len(xs) - 2))
+    if xs[1] == 0 and w.shape[0]:
+        out = out[:, :0] if x.ndim == len(xs) else out[:0]
+    return out
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -572,6 +613,8 @@ def pad(input, pad, mode="constant", value=None):
                 raise RuntimeError(f"The input size {x.shape[ax]}, plus negative padding {lo} and {hi} resulted "
                                    f"in a negative output size, which is invalid. Check dimension {ax} of your "
                                    f"input.")
+        if any(x.shape[ax] + min(lo, 0) + min(hi, 0) < 0 for ax, (lo, hi) in zip(range(x.ndim - nd, x.ndim), pads)):
+            raise RuntimeError("narrow(): length must be non-negative.")  # PyTorch crops before it pads
         return ConstantPadNdBackward0.apply(input, pads=pads, value=0 if value is None else value)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")

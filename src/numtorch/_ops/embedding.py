@@ -80,15 +80,24 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
     """``torch.embedding(weight, indices)``: rows of ``weight`` (``(V, D)``) at integer ``indices`` (any shape).
 
     Returns ``indices.shape + (D,)``. ``padding_idx`` (``-1``/None for none) gets no gradient. RuntimeError
-    for non-integer indices, IndexError ("index out of range in self") for indices outside ``[0, V)``.
+    for a weight that is not 2-D or indices other than int64/int32; IndexError ("index out of range in self")
+    for indices outside ``[0, V)``.
     """
+    if weight._data.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
     idx = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
     if idx.dtype.kind not in "iu" or idx.dtype.itemsize < 4:
-        name = indices.type() if isinstance(indices, Tensor) else str(idx.dtype)
+        name = "CPUBoolType" if idx.dtype.kind == "b" else (  # PyTorch's own word for bool here
+            indices.type() if isinstance(indices, Tensor) else str(idx.dtype))
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {name} instead (while checking arguments for embedding)")
     v = weight._data.shape[0]
     if idx.size and (idx.min() < 0 or idx.max() >= v):
+        if v == 0:
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        if weight._data.size == 0:  # PyTorch's path for rows of no elements words it differently
+            first = int(idx.reshape(-1)[(idx.reshape(-1) < 0) | (idx.reshape(-1) >= v)][0])
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={first} axis_dim={v}")
         raise IndexError("index out of range in self")
     pad = None if padding_idx is None or padding_idx < 0 else int(padding_idx)
     return save_indices(EmbeddingBackward0.apply(weight, indices=idx, padding_idx=pad,

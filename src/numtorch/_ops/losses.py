@@ -79,14 +79,14 @@ class _PointLoss(Op):
     def forward(self, *arrays, reduction, batch=1, weight=None, wsum=False, **opts):
         self.saved = arrays
         self.red, self.batch, self.weight, self.opts = reduction, batch, weight, opts
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):  # also the mean of no elements: NaN, silently
             loss = self._loss(*arrays, **opts)
-        if weight is not None:
-            loss = loss * weight
-            if wsum and reduction == "mean":
-                self.red, self.batch = "batchmean", weight.sum()
-        self.lshape = loss.shape
-        return _reduce(loss, self.red, self.batch)
+            if weight is not None:
+                loss = loss * weight
+                if wsum and reduction == "mean":
+                    self.red, self.batch = "batchmean", weight.sum()
+            self.lshape = loss.shape
+            return _reduce(loss, self.red, self.batch)
 
     def backward(self, g):
         arrays = self.saved
@@ -292,8 +292,8 @@ def _rows(x, t):
         return x[None], t.reshape(1)
     if x.ndim == 2:
         return x, t
-    n, c = x.shape[:2]
-    return np.moveaxis(x.reshape(n, c, -1), 1, 2).reshape(-1, c), t.reshape(-1)
+    n, c, s = x.shape[0], x.shape[1], x.size // (x.shape[0] * x.shape[1]) if x.size else int(np.prod(x.shape[2:]))
+    return np.moveaxis(x.reshape(n, c, s), 1, 2).reshape(n * s, c), t.reshape(-1)
 
 
 def _unrows(g2, shape):
@@ -301,7 +301,7 @@ def _unrows(g2, shape):
     if len(shape) <= 2:
         return g2.reshape(shape)
     n, c = shape[:2]
-    return np.moveaxis(g2.reshape(n, -1, c), 2, 1).reshape(shape)
+    return np.moveaxis(g2.reshape(n, int(np.prod(shape[2:])), c), 2, 1).reshape(shape)
 
 
 def _class_reduce(loss, reduction, shape, denom, dtype):

@@ -444,27 +444,38 @@ class LogSoftmaxBackward0(SoftmaxBackward0):
         return g - np.exp(y) * (g.sum(axis=self.dim, keepdims=True) if self._graph else _sum(g, self.dim))
 
 
-def _softmax_prep(input, dim, dtype, kernel):
+def _softmax_prep(input, dim, dtype):
     if dtype is not None:
         input = cast(input, dtype)
-    d = wrap_dim(dim, input._data.ndim)  # first, as PyTorch: TypeError for a float or str dim, IndexError
-    if input._data.dtype.kind not in "fV":
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{from_np(input._data.dtype)._aten_name}\'')
-    return input, d
+    return input, wrap_dim(dim, input._data.ndim)  # first, as PyTorch: TypeError for a float/str dim, IndexError
+
+
+def _softmax_of_integers(input, d, name):
+    """PyTorch has no integer softmax kernel but returns an empty integer input unchanged (as a copy)."""
+    x = input._data
+    if x.size == 0:
+        return _make(x.copy())
+    kernel = f"{name}_lastdim_kernel_impl" if d >= x.ndim - 1 else f"{name}_kernel_impl"
+    raise NotImplementedError(f'"{kernel}" not implemented for \'{from_np(x.dtype)._aten_name}\'')
 
 
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """``torch.softmax``: ``exp(x) / sum(exp(x))`` along ``dim``, computed stably (max subtracted).
 
-    ``dtype`` casts the input first. IndexError for a bad ``dim``; NotImplementedError for integer input.
+    ``dtype`` casts the input first. IndexError for a bad ``dim``; NotImplementedError for non-empty
+    integer or bool input (an empty one is returned as it is, as PyTorch).
     """
-    input, d = _softmax_prep(input, dim, dtype, "softmax_lastdim_kernel_impl")
+    input, d = _softmax_prep(input, dim, dtype)
+    if input._data.dtype.kind not in "fV":
+        return _softmax_of_integers(input, d, "softmax")
     return SoftmaxBackward0.apply(input, dim=d)
 
 
 def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """``torch.log_softmax``: ``x - logsumexp(x)`` along ``dim``, stable for large logits."""
-    input, d = _softmax_prep(input, dim, dtype, "log_softmax_lastdim_kernel_impl")
+    input, d = _softmax_prep(input, dim, dtype)
+    if input._data.dtype.kind not in "fV":
+        return _softmax_of_integers(input, d, "log_softmax")
     return LogSoftmaxBackward0.apply(input, dim=d)
 
 
@@ -479,7 +490,10 @@ class LinearAddmm(Op):
     _saves_for = {0: (1,), 1: (0,)}
 
     def forward(self, x, w, b=None):
-        x2 = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
+        if x.ndim == 2:
+            x2 = x
+        else:  # -1 cannot be inferred from an empty trailing dim, so that case names the row count
+            x2 = x.reshape(-1, x.shape[-1]) if x.shape[-1] else x.reshape(math.prod(x.shape[:-1]), 0)
         out = x2 @ w.T
         if b is not None:
             out += b
@@ -492,11 +506,12 @@ class LinearAddmm(Op):
 
     def backward(self, g):
         x2, w = self.saved
-        if self._graph:
-            x2, w = self._graph_args[0].reshape(x2.shape), self._graph_args[1]
+        if self._graph:  # an input that was not saved (no gradient needs it) stays the plain array
+            a0, a1 = self._graph_args
+            x2, w = (x2 if a0 is None else a0.reshape(x2.shape)), (w if a1 is None else a1)
         if g.dtype.kind == "c":  # complex: dX = G @ conj(W), dW = G^T @ conj(X)
             x2, w = x2.conj(), w.conj()
-        g2 = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
+        g2 = g if g.ndim == 2 else g.reshape(x2.shape[0], g.shape[-1])
         e = self._edges
         gx = (g2 @ w).reshape(self.xshape) if e[0] is not None else None
         gw = g2.T @ x2 if e[1] is not None else None
@@ -717,13 +732,18 @@ def linear(input: Tensor, weight: Tensor, bias=None) -> Tensor:
         other = w.dtype if x.dtype != w.dtype else bias._data.dtype
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {from_np(x.dtype)._cpp_name} != "
                            f"{from_np(other)._cpp_name}")
+    bool_work = x.dtype.kind == "b" and x.size and w.size  # no bool GEMM in PyTorch, reached when there is work
     if w.ndim == 1:  # a vector weight gives one output per row, without the trailing dim
+        if bool_work:
+            raise NotImplementedError("\"addmv_impl_cpu\" not implemented for 'Bool'")
         out = matmul(input, weight)
         return out if bias is None else add(out, bias)
     if x.shape[-1] != w.shape[1]:
         m = x.size // x.shape[-1] if x.shape[-1] else 0
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m}x{x.shape[-1]} and "
                            f"{w.shape[1]}x{w.shape[0]})")
+    if bool_work:
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     if bias is None:
         return LinearAddmm.apply(input, weight)
     b = bias._data

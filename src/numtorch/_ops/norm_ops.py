@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from .._dtype import from_np
 from .._tensor import Tensor
 from ..autograd.function import Op
 from . import pointwise as _P
@@ -22,6 +23,23 @@ from ._util import bump, sum_lastdim
 from ._window import _check_tensor
 from .conv import pad
 from .pooling import avg_pool
+
+def check_param_dtypes(dt, *params):
+    """PyTorch's CPU norm kernels take parameters (weight, bias, running stats) of the input's dtype
+    ``dt`` only, or float32 ones for a 16-bit input; RuntimeError in PyTorch's words otherwise."""
+    ps = [p._data.dtype for p in params if p is not None]
+    if not ps or all(d == dt for d in ps):
+        return
+    if dt.itemsize == 2 and dt.kind in "fV" and ps[0] == np.float32:  # PyTorch's mixed-type kernels
+        if all(d == np.float32 for d in ps):
+            return
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if ps[0] != dt:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype." if ps[0] == np.float32 else
+                           "mixed dtype (CPU): expect parameter to have scalar type of Float")
+    other = next(d for d in ps if d != dt)
+    raise RuntimeError(f"expected scalar type {from_np(dt)._aten_name} but found {from_np(other)._aten_name}")
+
 
 def _in_float32(op, input, *tensors, **options):
     """Run ``op`` in float32 for 16-bit inputs and round the result back, as PyTorch computes norms."""
@@ -105,7 +123,11 @@ class NativeLayerNormBackward0(Op):
     def forward(self, x, w, b, k, eps):
         shape = x.shape
         n = math.prod(shape[len(shape) - k:]) if k else 1
-        xhat, rstd = _row_normalize(x.reshape(-1, n), eps)
+        if x.size:
+            xhat, rstd = _row_normalize(x.reshape(-1, n), eps)
+        else:  # no rows, or rows of no elements: nothing to normalize (and -1 cannot be inferred)
+            xhat = np.zeros((math.prod(shape[:len(shape) - k]), n), x.dtype)
+            rstd = np.zeros((xhat.shape[0], 1), x.dtype)
         self.saved = (xhat, rstd, None if w is None else w.reshape(-1))
         self.shape, self.wshape, self.eps = shape, None if w is None else w.shape, eps
         out = xhat if w is None else xhat * w.reshape(-1)
@@ -118,7 +140,9 @@ class NativeLayerNormBackward0(Op):
         g2 = g.reshape(xhat.shape)
         e = self._edges
         gx = gw = gb = None
-        if e[0] is not None:
+        if e[0] is not None and not xhat.size:  # nothing was normalized
+            gx = np.zeros(self.shape, xhat.dtype)
+        elif e[0] is not None:
             gx = row_backward(g2 * w if w is not None else g2, xhat, rstd).reshape(self.shape)
         if e[1] is not None:
             gw = (g2 * xhat).sum(axis=0).reshape(self.wshape) if self._graph else \
@@ -144,6 +168,11 @@ def layer_norm(input: Tensor, normalized_shape, weight=None, bias=None, eps: flo
         if p is not None and p._data.shape != ns:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
                                f"{list(p._data.shape)} and normalized_shape = {list(ns)}")
+    dt = input._data.dtype
+    if (weight is not None and weight._data.dtype != dt) or (bias is not None and bias._data.dtype != dt):
+        check_param_dtypes(dt, weight, bias)
+    if dt.kind not in "fcV":
+        raise NotImplementedError(f'"LayerNormKernelImpl" not implemented for \'{from_np(dt)._aten_name}\'')
     return _in_float32(NativeLayerNormBackward0, input, weight, bias, k=k, eps=eps)
 
 
@@ -324,23 +353,35 @@ def batch_norm(input: Tensor, weight, bias, running_mean, running_var, training:
     RuntimeError for parameter sizes other than ``C``; ValueError for one value per channel in training.
     """
     x = input._data
-    if x.ndim < 2:
-        raise ValueError(f"expected 2D or 3D input (got {x.ndim}D input)")
-    if x.dtype.kind not in "fcV":
-        raise NotImplementedError(f'"batch_norm" not implemented for \'{input.dtype._aten_name}\'')
-    c = x.shape[1]
-    for name, p in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+    if training and not x.ndim:  # PyTorch's batch-size check reads size[0]
+        raise IndexError("tuple index out of range")
+    if training and x.shape[0] * math.prod(x.shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    if x.size == 0:
+        return _empty_batch_norm(input, weight, bias)
+    c = x.shape[1] if x.ndim > 1 else 0  # PyTorch reads the channel count of a 0-d/1-d input as 0
+    params = (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var))
+    for name, p in params:
         if p is not None and p._data.size != c:
             raise RuntimeError(f"{name} should contain {c} elements not {p._data.size}")
+    if x.ndim == 0:
+        raise RuntimeError("batch_norm: expected an input of at least 2 dims (N, C, *), but got a 0-d tensor")
+    if x.ndim == 1 and training:  # PyTorch reads the channel dim in training before the dtype check
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if x.dtype.kind not in "fcV":
+        raise NotImplementedError(f'"batch_norm" not implemented for \'{input.dtype._aten_name}\'')
+    given = [p for _, p in params if p is not None]
+    check_param_dtypes(x.dtype, *given[:1])  # the first parameter's dtype is checked early, the rest late
+    if x.ndim == 1:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    check_param_dtypes(x.dtype, *given)
     if not training:
         if running_mean is None or running_var is None:
             raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined in "
                                f"evaluation mode")
         return NativeBatchNormBackward0.apply(input, weight, bias, centered=None, mean=running_mean._data,
                                               var=running_var._data, training=False, eps=eps)
-    n = x.size // c if c else 0
-    if n <= 1:
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
+    n = x.size // c
     xv, axes, ps = _channel_view(x)
     mean = xv.mean(axes)
     centered = xv - mean.reshape(ps)
@@ -351,6 +392,15 @@ def batch_norm(input: Tensor, weight, bias, running_mean, running_var, training:
         _update_running(running_var, var * (n / (n - 1)), momentum)
     return NativeBatchNormBackward0.apply(input, weight, bias, centered=centered, mean=mean, var=var,
                                           training=True, eps=eps)
+
+
+def _empty_batch_norm(input, weight, bias):
+    """PyTorch keeps an empty input away from its kernels (any dtype, no parameter checks): a copy of it,
+    times ``weight[0]`` and plus ``bias[0]`` when given, so that the graph still reaches them."""
+    out = _S.clone(input)
+    if weight is not None:
+        out = _P.mul(out, weight[0])
+    return out if bias is None else _P.add(out, bias[0])
 
 
 # ------------------------------------------------------------------------------------------------

@@ -288,6 +288,11 @@ def max_pool(input, nd, kernel_size, stride=None, padding=0, dilation=1, ceil_mo
     """``max_pool{nd}d``: (N, C, *S) or (C, *S) -> max over windows [, int64 flat per-plane argmax indices]."""
     fn = f"max_pool{nd}d"
     k, st, pad, dil, out_sp = _pool_setup(input, nd, fn, kernel_size, stride, padding, dilation, ceil_mode)
+    kind = input._data.dtype.kind
+    if nd == 1 and not return_indices and kind not in "fV":  # no integer max_pool1d_impl
+        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{input.dtype._aten_name}'")
+    if kind == "b":  # the indexed kernels take integers but not bool
+        raise NotImplementedError(f"\"max_pool{nd}d\" not implemented for 'Bool'")
     op = MaxPool2DWithIndicesBackward0 if nd == 2 else MaxPool1DWithIndicesBackward0
     return op.apply(input, kernel_size=k, stride=st, padding=pad, dilation=dil, out_sp=out_sp,
                     return_indices=bool(return_indices))
@@ -300,6 +305,8 @@ def avg_pool(input, nd, kernel_size, stride=None, padding=0, ceil_mode=False, co
     k, st, pad, _, out_sp = _pool_setup(input, nd, fn, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
+    if input._data.dtype.kind not in "fV" and input._data.dtype != np.int64:  # PyTorch's kernel: floats, Long
+        raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{input.dtype._aten_name}'")
     op = AvgPool2DBackward0 if nd == 2 else AvgPool1DBackward0
     return op.apply(input, kernel_size=k, stride=st, padding=pad, out_sp=out_sp, ceil_mode=ceil_mode,
                     count_include_pad=count_include_pad, divisor_override=divisor_override)
@@ -548,8 +555,11 @@ def adaptive_avg_pool(input, nd, output_size):
     """``adaptive_avg_pool{nd}d``: (N, C, *S) or (C, *S) -> (.., *output_size); ``None`` keeps a dim."""
     fn = f"adaptive_avg_pool{nd}d"
     out = _adaptive_setup(input, nd, fn, output_size)
-    if input._data.dtype.kind not in "fc":
-        raise RuntimeError(f"\"{fn}\" not implemented for '{input.dtype}'")
+    if input._data.dtype.kind not in "fcV" and all(o == 1 for o in out):  # PyTorch takes a mean for 1x1
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {input.dtype._aten_name}")
+    if input._data.dtype.kind not in "fcV" and input._data.size:  # PyTorch's 1-d pooling runs its 2-d kernel
+        raise NotImplementedError(f"\"adaptive_avg_pool{max(nd, 2)}d\" not implemented for '{input.dtype._aten_name}'")
     op = AdaptiveAvgPool2DBackward0 if nd == 2 else AdaptiveAvgPool1DBackward0
     return op.apply(input, out_sp=out)
 

@@ -159,22 +159,28 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             scales = (None,) * nd
     else:
         raise ValueError("either size or scale_factor should be defined")
+    if mode in _LINEAR and _LINEAR[mode] != nd:
+        raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs {_LINEAR[mode] + 2}D input")
+    if mode == "area":  # adaptive average pooling, with its own checks
+        return adaptive_avg_pool(input, nd, out_sp) if nd < 3 else _not_impl(mode, nd)
     if any(o <= 0 for o in out_sp) or any(s <= 0 for s in x.shape[2:]):
         names = "DHW"[3 - nd:] if nd <= 3 else [f"d{i}" for i in range(nd)]
         ins = ", ".join(f"{n}: {s}" for n, s in zip(names, x.shape[2:]))
         outs = ", ".join(f"{n}: {s}" for n, s in zip(names, out_sp))
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}) and output ({outs})")
+    if x.size == 0 and 0 in x.shape[1:]:
+        raise RuntimeError(f"Non-empty {x.ndim}D data tensor expected but got a tensor with sizes {list(x.shape)}")
+    if mode in ("nearest", "nearest-exact") and x.dtype.kind not in "fV" and x.dtype != np.uint8:
+        kernel = "upsample_nearest2d_channels_last" if nd == 2 else "compute_indices_weights_nearest"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype._aten_name}'")
     if antialias:
         raise NotImplementedError("numtorch: interpolate(antialias=True) is not implemented")
-    if mode == "area":
-        return adaptive_avg_pool(input, nd, out_sp) if nd < 3 else _not_impl(mode, nd)
     if mode == "bicubic":
         return _not_impl(mode, nd)
     if mode in _LINEAR:
-        if _LINEAR[mode] != nd:
-            raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs {_LINEAR[mode] + 2}D input")
         if x.dtype.kind != "f":
-            raise NotImplementedError(f"\"upsample_{mode}{nd}d\" not implemented for '{input.dtype}'")
+            kernel = "compute_indices_weights_linear" if nd == 1 else f"upsample_{mode}{nd}d_channels_last"
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype._aten_name}'")
         plans = tuple(_linear_plan(s, o, sc, align_corners, x.dtype) for s, o, sc in zip(x.shape[2:], out_sp, scales))
         op = (UpsampleLinear1DBackward0, UpsampleBilinear2DBackward0, UpsampleTrilinear3DBackward0)[nd - 1]
     else:

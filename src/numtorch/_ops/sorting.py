@@ -248,14 +248,14 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 one-hot encoding with a new last dim of ``num_classes`` (``torch.nn.functional.one_hot``).
 
     ``num_classes=-1`` uses ``max + 1``. RuntimeError for non-int64 input, negative values, values
-    >= num_classes, or an empty input with ``num_classes=-1``.
+    >= num_classes, or an empty input with ``num_classes <= 0``.
     """
     a = tensor._data
     if a.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if a.size == 0 and num_classes <= 0:  # PyTorch's message for any non-positive count of no values
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
-        if a.size == 0:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(a.max()) + 1
     if a.size and a.min() < 0:
         raise RuntimeError("Class values must be non-negative.")

@@ -32,6 +32,9 @@ positive angle atanh_ asinh_ acosh_ arctanh_ arcsinh_ arccosh_ deg2rad_ rad2deg_
 # ------------------------------------------------------------------------------------------------
 class NegBackward0(Op):
     def forward(self, a):
+        if a.dtype.kind == "b":
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                               "invert a mask, use the `~` or `logical_not()` operator instead.")
         return -a
 
     def backward(self, g):
@@ -72,7 +75,11 @@ class _SavesInput(Op):
 
 
 class AbsBackward0(_SavesInput):
-    _f = staticmethod(np.abs)
+    @staticmethod
+    def _f(a):
+        if a.dtype.kind == "b":  # PyTorch has no bool kernel
+            raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
+        return np.abs(a)
 
     def backward(self, g):
         a = self.saved
@@ -231,7 +238,12 @@ class ReluBackward0(Op):
 
     def forward(self, a):
         # clip to [0, inf] is NaN-propagating like maximum(a, 0) but several times faster in NumPy
-        out = np.clip(a, 0, np.inf) if a.dtype.kind == "f" else np.maximum(a, 0)
+        if a.dtype.kind == "f":
+            out = np.clip(a, 0, np.inf)
+        elif a.dtype.kind == "b":
+            raise RuntimeError("Boolean inputs not supported for relu")
+        else:
+            out = np.maximum(a, 0)
         self.saved = out
         return out
 

@@ -1,4 +1,6 @@
 """``numtorch.autograd`` (mirrors ``torch.autograd``): Function, backward, grad, grad modes, gradcheck."""
+import importlib
+
 from . import function, graph, grad_mode
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
@@ -19,3 +21,10 @@ class Variable:
         if requires_grad:
             data.requires_grad_(True)
         return data
+
+
+def __getattr__(name):
+    # torch.autograd.profiler (and its profiler_util) load on first use: `import numtorch` stays light
+    if name in ("profiler", "profiler_util"):
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,6 +22,7 @@ __all__ = ["Function", "FunctionCtx", "Op", "once_differentiable", "save_indices
 
 
 _new = object.__new__
+_apply_hook = None  # set by autograd/profiler.py while profiling: (cls, args, kwargs) -> the op's result
 
 
 # ------------------------------------------------------------------------------------------------
@@ -103,6 +104,7 @@ class Op(Node):
     @classmethod
     def apply(cls, *args, **kwargs):
         # The hot path of every op: keep it to one pass over the inputs and no helper calls.
+        if _apply_hook is not None: return _apply_hook(cls, args, kwargs)  # noqa: E701  (profiler)
         self = _new(cls)
         arrays = []
         needs = False
@@ -125,9 +127,13 @@ class Op(Node):
         if type(out) is tuple:
             return self._wrap_many(out, args, needs)
         if type(out) is not np.ndarray:
-            if cls._save_out:  # a NumPy scalar (0-d result) the backward may keep: create_graph boxes it too
-                self._out_scalar = out
-            out = np.asarray(out)
+            raw, out = out, np.asarray(out)
+            if cls._save_out:  # a 0-d result is a NumPy scalar: the node must keep the array the graph
+                d = self.__dict__  # backward (create_graph) recognises as the saved output, not the scalar
+                for k, v in d.items():
+                    if v is raw:
+                        d[k] = out
+                self._out_scalar = raw  # kept inside a tuple (pow's ``saved``): create_graph boxes it as the output
         t = _new(Tensor)
         t._data = out
         t._grad = t.grad_fn = t._hooks = None

@@ -6,8 +6,10 @@ with ``create_graph=True``), and the forward-mode products (``jvp``, ``hvp``) us
 trick: the vjp ``u -> J^T u`` is linear in ``u``, so differentiating it with respect to ``u`` in the
 direction ``v`` gives ``J v``.
 
-Not supported yet (each raises NotImplementedError): ``vectorize=True`` (needs vmap) and
-``strategy="forward-mode"`` / ``outer_jacobian_strategy="forward-mode"`` (needs forward-mode AD).
+``vectorize=True`` runs the rows of a Jacobian through ``func._seams._batched`` (a loop until vmap is
+merged; the values equal ``vectorize=False``'s). ``strategy="forward-mode"`` (which PyTorch allows only
+with ``vectorize=True``) computes columns with ``func._seams._jvp_impl`` (the double-backward trick until
+forward-mode AD is merged).
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from .._tensor import Tensor, _make
 from .._ops.rearrange import stack
 from .engine import grad as _grad
 from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from ..func import _seams
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -219,9 +222,10 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     """The Jacobian of ``func`` at ``inputs`` (``torch.autograd.functional.jacobian``).
 
     For one input and one output: a Tensor of shape ``output.shape + input.shape``; for tuples, a
-    (tuple of) tuple(s) ``[output i][input j]``. Computed row by row with reverse mode (one
-    ``autograd.grad`` per output element). ``vectorize=True`` and ``strategy="forward-mode"`` raise
-    NotImplementedError (no vmap / forward-mode AD in numtorch yet).
+    (tuple of) tuple(s) ``[output i][input j]``. Reverse mode: one ``autograd.grad`` per output element
+    (``vectorize=True``: through ``_seams._batched``). ``strategy="forward-mode"``: one jvp per input
+    element; PyTorch's errors: NotImplementedError without ``vectorize`` or with ``create_graph``,
+    RuntimeError with ``strict`` (also for ``strict`` with ``vectorize``).
     """
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
@@ -232,17 +236,18 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             raise NotImplementedError('torch.autograd.functional.jacobian: `create_graph=True` and '
                                       '`strategy="forward-mode"` are not supported together (yet). Please either '
                                       'set `create_graph=False` or `strategy="reverse-mode"`.')
-        raise NotImplementedError('numtorch: jacobian(strategy="forward-mode") needs forward-mode AD, which numtorch '
-                                  'does not have yet; use strategy="reverse-mode"')
-    if vectorize:
-        raise NotImplementedError("numtorch: jacobian(vectorize=True) needs vmap, which numtorch does not have yet; "
-                                  "use vectorize=False")
+        return _jacfwd(func, inputs, strict, vectorize)
     with enable_grad():
         is_in_t, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
         outputs = func(*inputs)
         is_out_t, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
         _check_requires_grad(outputs, "outputs", strict=strict)
+        if vectorize:
+            if strict:
+                raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+                                   "supported together. Please either set `strict=False` or `vectorize=False`.")
+            return _jacrev_vectorized(outputs, is_out_t, inputs, is_in_t, create_graph)
         jac = ()
         for i, out in enumerate(outputs):
             rows = tuple([] for _ in inputs)
@@ -266,6 +271,59 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         return _tuple_postprocess(_grad_postprocess(jac, create_graph), (is_out_t, is_in_t))
 
 
+def _jacrev_vectorized(outputs, is_out_t, inputs, is_in_t, create_graph):
+    """``vectorize=True``: all the vjps of the output basis through ``func._seams._batched`` (a loop
+    today, vmap once merged: the values are the same as the row-by-row loop)."""
+    def vjp_row(*cot):
+        vj = _autograd_grad(outputs, inputs, cot, retain_graph=True, create_graph=create_graph)
+        return tuple(_zeros_like(inp) if g is None else g for g, inp in zip(vj, inputs))
+
+    numels = [out.nelement() for out in outputs]
+    per_input = _seams._rows(vjp_row, _seams._basis(outputs), inputs)
+    jac = tuple(tuple(part.view(tuple(out.size()) + tuple(inp.size()))
+                      for part, out in zip(rows.split(numels, 0), outputs))
+                for rows, inp in zip(per_input, inputs))
+    jac = tuple(zip(*jac))  # [output][input]
+    return _tuple_postprocess(_grad_postprocess(jac, create_graph), (is_out_t, is_in_t))
+
+
+def _jacfwd(func, inputs, strict, vectorize):
+    """``strategy="forward-mode"``: one ``func._seams._jvp_impl`` per input basis vector, through
+    ``_batched`` (PyTorch allows it only with ``vectorize=True``, and not with ``strict``)."""
+    if strict:
+        raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not '
+                           'supported together (yet). Please either set `strict=False` or `strategy="reverse-mode"`.')
+    is_in_t, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    if not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                                  "only implemented for `vectorize=True`.")
+    info = {}
+
+    def flat_func(*xs):
+        info["is_out_t"], outs = _as_tuple(func(*xs), "outputs", "jacobian")
+        return outs
+
+    def jvp_column(*tangents):
+        outs, jv = _seams._jvp_impl(flat_func, inputs, tangents)
+        info["outs"] = outs
+        return tuple(_zeros_like(o) if j is None else j for o, j in zip(outs, jv))
+
+    numels = [inp.nelement() for inp in inputs]
+    basis = _seams._basis(inputs)
+    if basis[0].shape[0] == 0:  # no input elements: run once for the outputs' shapes
+        jvp_column(*(_zeros_like(inp) for inp in inputs))
+        cols = tuple(_make(np.zeros((0,) + tuple(o.shape), o._data.dtype)) for o in info["outs"])
+    else:
+        cols = _seams._batched(jvp_column, basis)
+    jac = []
+    for col, out in zip(cols, info["outs"]):
+        row = []
+        for part, inp in zip(col.split(numels, 0), inputs):
+            row.append(part.permute(*range(1, part.dim()), 0).reshape(tuple(out.shape) + tuple(inp.shape)))
+        jac.append(row)
+    return _tuple_postprocess(jac, (info["is_out_t"], is_in_t))  # lists of lists, as PyTorch's forward mode
+
+
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """The Hessian of the scalar function ``func`` at ``inputs`` (``torch.autograd.functional.hessian``):
     the Jacobian of its gradient (taken with ``create_graph=True``). One input: a Tensor of shape
@@ -285,6 +343,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         return out.squeeze()
 
     def jac_func(*inp):
+        if outer_jacobian_strategy == "forward-mode":
+            inp = tuple(t.requires_grad_(True) for t in inp)
         jac = jacobian(ensure_single_output_function, inp, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict=strict)
         return jac

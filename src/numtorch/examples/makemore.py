@@ -19,6 +19,9 @@ Models (``--model``), each with the lecture's initialisation and optimisation (p
 
     python -m numtorch.examples.makemore --data ../shared/data/names.txt --model wavenet --out runs/mm
 
+``--diagnostics`` records lecture 4's statistics over the first 1000 steps (``numtorch.utils.diagnostics``:
+activation and gradient histograms, update:data ratios), prints the summary and writes three PNGs.
+
 Last line: ``val_loss=... train_loss=... test_loss=... seconds=...``.
 """
 from __future__ import annotations
@@ -32,6 +35,7 @@ import numtorch as torch
 import numtorch.nn as nn
 import numtorch.nn.functional as F
 
+from ..utils.diagnostics import Diagnostics
 from ._common import Timer, final_line, parser, progress, save_outputs
 
 WAVENET_PARAMETERS = 76_579  # the lecture's count for n_embd 24, n_hidden 128
@@ -250,6 +254,9 @@ def train(model, xtr, ytr, xva, yva, args, lr_decay_step: int, timer=None):
     """
     timer = timer or Timer()
     opt = torch.optim.SGD(model.parameters(), lr=args.lr)
+    diag = None
+    if getattr(args, "diagnostics", False):  # lecture 4's plots: record every step of the first 1000
+        diag = Diagnostics(model, opt, every=1)
     eval_every = max(args.steps // 20, 1)
     window = min(1000, eval_every)
     train_curve, val_curve = ([], []), ([], [])
@@ -265,6 +272,9 @@ def train(model, xtr, ytr, xva, yva, args, lr_decay_step: int, timer=None):
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
+        if diag is not None and step + 1 == min(args.steps, 1000):
+            write_diagnostics(diag, args)
+            diag = None
         running.append(loss.item())
         if len(running) == window:
             train_curve[0].append(step + 1)
@@ -282,6 +292,15 @@ def train(model, xtr, ytr, xva, yva, args, lr_decay_step: int, timer=None):
     return train_curve, val_curve
 
 
+def write_diagnostics(diag, args):
+    """Print ``diag``'s summary, write its three plots into ``--out`` (if given) and remove its hooks."""
+    diag.remove()
+    print(diag.summary(), flush=True)
+    if args.out:
+        for path in diag.plot_all(args.out, prefix=f"makemore-{args.model}-diagnostics"):
+            print(f"wrote {path}", flush=True)
+
+
 def main(argv=None):
     ap = parser(__doc__.splitlines()[0])
     ap.add_argument("--data", required=True, help="text file, one word per line (names.txt)")
@@ -292,6 +311,9 @@ def main(argv=None):
     ap.add_argument("--lr-decay-step", type=int, default=None,
                     help="step after which lr is divided by 10 (default 100k for mlp/mlp-bn, 150k for wavenet)")
     ap.add_argument("--samples", type=int, default=20, help="how many names to sample at the end")
+    ap.add_argument("--diagnostics", action="store_true",
+                    help="record activation/gradient/update statistics over the first 1000 steps (as lecture 4 "
+                         "plots them), print a summary and write the plots into --out")
     args = ap.parse_args(argv)
     build, block_size, decay = MODELS[args.model]
     if args.smoke:

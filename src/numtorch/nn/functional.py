@@ -14,7 +14,7 @@ import warnings as _warnings
 
 import numpy as _np
 
-from .. import _generator
+from .. import _dtype, _generator
 from .._dtype import from_np as _from_np
 from .._ops import distance as _D
 from .._ops import embedding as _E
@@ -22,7 +22,7 @@ from .._ops import losses as _L
 from .._ops import dropout as _DO, nn_ops as _N
 from .._ops import norm_ops as _Nm
 from .._ops import pooling as _pool
-from .._ops import _cast, _inplace, pointwise as _P, unary as _U
+from .._ops import _cast, _inplace, _loss_args as _LA, pointwise as _P, unary as _U
 from .._ops._util import prep2 as _prep2, wrap_dim as _wrap_dim
 from .._ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
                          conv_transpose3d, fold, pad, unfold)
@@ -39,7 +39,7 @@ from .._ops.reduction import mean as _mean, sum as _sum
 from .._ops.resample import channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle  # noqa: F401
 from .._ops.sorting import one_hot  # noqa: F401
 from .._tensor import Tensor, _make
-from ..autograd.grad_mode import is_grad_enabled as _is_grad_enabled, no_grad as _no_grad
+from ..autograd.grad_mode import no_grad as _no_grad
 
 
 
@@ -366,13 +366,12 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, no
     ``sparse`` is accepted but the gradient is dense. AssertionError for ``padding_idx`` out of range,
     IndexError for indices out of range, RuntimeError for non-integer indices.
     """
-    v = weight.shape[0]
     if padding_idx is not None:
         if padding_idx > 0:
-            assert padding_idx < v, "Padding_idx must be within num_embeddings"
+            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
         elif padding_idx < 0:
-            assert padding_idx >= -v, "Padding_idx must be within num_embeddings"
-            padding_idx = v + padding_idx
+            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
     else:
         padding_idx = -1
     if max_norm is not None:
@@ -563,7 +562,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     """
     _size_warning(input, target)
     reduction = _reduction(size_average, reduce, reduction)
-    x, y = _pair(input, target)
+    x, y = _LA.pair(input, target)
     if x._data.dtype.kind not in "fcV":
         raise NotImplementedError(f'"mse_cpu" not implemented for \'{x.dtype._aten_name}\'')
     return _L.MseLossBackward0.apply(x, y, reduction=reduction, weight=_weight_arr(weight, input), wsum=True)
@@ -571,10 +570,17 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
 
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
             weight=None) -> Tensor:
-    """Mean absolute error ``|x - y|`` reduced (``F.l1_loss``); UserWarning when shapes differ."""
+    """Mean absolute error ``|x - y|`` reduced (``F.l1_loss``); UserWarning when shapes differ.
+
+    Integer tensors give an integer loss ("none"; int64 for "sum"; RuntimeError for "mean"); RuntimeError
+    for bool tensors, as PyTorch's subtraction.
+    """
     _size_warning(input, target)
     reduction = _reduction(size_average, reduce, reduction)
-    x, y = _pair(input, target)
+    x, y = _LA.pair(input, target)
+    _LA.no_bool_subtraction(input, target)
+    if x._data.dtype.kind not in "fcV":
+        return _LA.integer_l1(x, y, reduction)
     return _L.L1LossBackward0.apply(x, y, reduction=reduction, weight=_weight_arr(weight, input), wsum=True)
 
 
@@ -585,7 +591,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    x, y = _pair(input, target)
+    x, y = _LA.pair(input, target)
     return _L.SmoothL1LossBackward0.apply(x, y, reduction=reduction, beta=float(beta))
 
 
@@ -604,20 +610,15 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight=None, size_averag
                          reduction: str = "mean") -> Tensor:
     """``-w (y log x + (1-y) log(1-x))`` for probabilities ``x`` (``F.binary_cross_entropy``); logs clamped at -100.
 
-    ValueError when target and input sizes differ; RuntimeError for inputs outside ``[0, 1]``.
+    ValueError when target and input sizes differ; RuntimeError for values outside ``[0, 1]`` or
+    different dtypes; NotImplementedError for integer tensors.
     """
     reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
-    x = input._data
-    if x.size and (not (x >= 0).all() or not (x <= 1).all()):
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    w = None
-    if weight is not None:
-        w = _np.broadcast_to(weight._data, x.shape)
-    xt, yt = _pair(input, target)
-    return _L.BinaryCrossEntropyBackward0.apply(xt, yt, w, reduction=reduction)
+    w = _LA.bce(input, target, weight)
+    return _L.BinaryCrossEntropyBackward0.apply(input, target, w, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None, size_average=None, reduce=None,
@@ -637,46 +638,6 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None,
     return _L.BinaryCrossEntropyWithLogitsBackward0.apply(x, y, weight, pos_weight, reduction=reduction)
 
 
-def _class_targets(input, target, weight):
-    """Validate class-index targets for ``cross_entropy``/``nll_loss``; returns (target array, weight array)."""
-    x, t = input._data, target._data
-    if t.dtype not in (_np.int64, _np.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_from_np(t.dtype)._aten_name}")
-    if x.ndim < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {x.ndim})")
-    if x.ndim == 1 and t.ndim != 0 or x.ndim >= 2 and (t.ndim == 0 or t.shape[0] != x.shape[0]):
-        if x.ndim <= 2 and t.ndim > 1:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        raise ValueError(f"Expected input batch_size ({x.shape[0] if x.ndim > 1 else 1}) to match target batch_size "
-                         f"({t.shape[0] if t.ndim else 1}).")
-    if x.ndim > 2 and t.shape != x.shape[:1] + x.shape[2:]:
-        if x.ndim == 4 and t.ndim != 3:
-            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
-                               f"{t.ndim}")
-        raise RuntimeError(f"Expected target size {list(x.shape[:1] + x.shape[2:])}, got {list(t.shape)}")
-    if x.ndim == 2 and t.ndim != 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    c = x.shape[1] if x.ndim > 1 else x.shape[0]
-    w = None
-    if weight is not None:
-        if weight.requires_grad and _is_grad_enabled():
-            raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument "
-                               "'weight'. This input cannot have requires_grad True.")
-        if weight._data.size != c:
-            raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
-                               f"weight tensor of shape: {list(weight.shape)}")
-        w = weight._data.reshape(c).astype(x.dtype, copy=False)
-    return t.astype(_np.int64, copy=False), w, c
-
-
-def _check_bounds(t, c, ignore_index):
-    bad = (t < 0) | (t >= c)
-    if ignore_index is not None:
-        bad &= t != ignore_index
-    if bad.any():
-        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
-
-
 def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None, ignore_index: int = -100,
                   reduce=None, reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     """Cross entropy of logits ``(N, C, *)`` or ``(C,)`` (``F.cross_entropy``), fused log-softmax + NLL.
@@ -688,18 +649,25 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
     reduction = _reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    _N.require_float(input, "log_softmax_lastdim_kernel_impl")
-    if target._data.dtype.kind in "fV" and target.shape == input.shape:
-        c = input.shape[1] if input.dim() > 1 else input.shape[0]
-        if weight is not None and weight.numel() != c:
-            raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
-                               f"weight tensor of shape: {list(weight.shape)}")
+    x = input._data
+    if x.shape == target._data.shape:  # class probabilities
+        _LA.probability_targets(input, target, weight, ignore_index)
+        if x.size == 0:  # in the dtype of log_softmax(input) * target
+            x = _cast.cast(input, _dtype.promote_types(input.dtype, target.dtype))
+            return _LA.empty_class_loss(x, x.shape[:1] + x.shape[2:] if x.ndim > 1 else (), reduction)
         x, y = _prep2(input, target)
+        c = input.shape[1] if input.dim() > 1 else input.shape[0]
         w = None if weight is None else weight._data.reshape(c).astype(x._data.dtype, copy=False)
         return _L.CrossEntropyProbsBackward0.apply(x, y, weight=w, smoothing=float(label_smoothing),
                                                    reduction=reduction)
-    t, w, c = _class_targets(input, target, weight)
-    _check_bounds(t, c, ignore_index)
+    if x.ndim == 0:  # PyTorch's log_softmax over the class dim 1
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if x.size and x.dtype.kind not in "fV":
+        _N.require_float(input, "log_softmax_lastdim_kernel_impl" if x.ndim <= 2 else "log_softmax_kernel_impl")
+    t, w, c = _LA.class_targets(input, target, weight)
+    _LA.check_bounds(t, c, ignore_index)
+    if x.size == 0:
+        return _LA.empty_class_loss(input, t.shape, reduction)
     return _L.CrossEntropyLossBackward0.apply(input, target=t, weight=w, ignore_index=ignore_index,
                                               smoothing=float(label_smoothing), reduction=reduction)
 
@@ -708,8 +676,8 @@ def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None, igno
              reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of log-probabilities ``(N, C, *)`` at class-index targets (``F.nll_loss``)."""
     reduction = _reduction(size_average, reduce, reduction)
-    t, w, c = _class_targets(input, target, weight)
-    _check_bounds(t, c, ignore_index)
+    t, w, c = _LA.class_targets(input, target, weight)
+    _LA.check_bounds(t, c, ignore_index)
     return _L.NllLossBackward0.apply(input, target=t, weight=w, ignore_index=ignore_index, reduction=reduction)
 
 

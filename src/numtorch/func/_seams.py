@@ -1,0 +1,160 @@
+"""The three places where ``torch.func`` on numtorch meets vmap and forward-mode AD.
+
+numtorch builds its transforms on reverse mode (``autograd.grad``). Two capabilities are being added
+elsewhere, and each plugs in here by replacing ONE function:
+
+* ``_batched(fn, basis, chunk_size)``: evaluates ``fn`` on every slice ``basis[k][i]`` and stacks the
+  results. It loops over ``i`` today; with vmap it becomes ``vmap(fn, chunk_size=chunk_size)(*basis)``.
+  ``jacrev``/``jacfwd``/``hessian`` and ``autograd.functional``'s ``vectorize=True`` use it for the rows
+  (or columns) of a Jacobian; the values do not depend on which version runs.
+* ``_jvp_impl(fn, primals, tangents)``: ``(fn(*primals), J @ tangents)``. Today by the double-vjp
+  trick (the vjp ``u -> J^T u`` is linear in ``u``; differentiating ``<J^T u, t>`` with respect to
+  ``u`` gives ``J t``: two reverse passes, the first with ``create_graph=True``); with forward-mode AD
+  it becomes one forward pass over dual tensors. ``jvp``, ``jacfwd``, ``linearize``, ``hessian`` and
+  ``autograd.functional.jacobian(strategy="forward-mode")`` use it.
+* ``_vmap_lift_inputs(inputs)``: called by ``grad``/``grad_and_value``/``vjp`` on their positional
+  arguments before making them differentiable. The identity here; under vmap, the vmap module
+  replaces it with the function that lifts unbatched inputs to the current vmap level.
+
+The helpers below (``_differentiable``, ``_release``...) are how a reverse-mode transform keeps
+PyTorch's rule that its results carry a graph only when something outside the transform (an outer
+transform, or a caller's tensor that requires grad, with grad mode on) can still differentiate them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor, _make
+from .._ops.creation import zeros_like
+from .._ops.rearrange import stack
+from ..autograd.engine import grad as _engine_grad
+from ..autograd.grad_mode import enable_grad, is_grad_enabled
+from ..autograd.graph import Node
+
+__all__ = []
+
+
+def _vmap_lift_inputs(inputs):
+    """Identity (no vmap in this branch). The vmap module replaces it: under a vmap, ``grad`` must
+    see the unbatched inputs lifted to the vmap level before it differentiates them."""
+    return inputs
+
+
+def _batched(fn, basis, chunk_size=None):
+    """``fn`` on each slice along dim 0 of the tensors in ``basis`` (a non-empty tuple, all with the
+    same ``size(0) >= 1``); ``fn`` returns a tuple of Tensors; returns the tuple of their stacks
+    (dim 0 = the slice). ``chunk_size`` is how many slices a vectorized version may run at once; the
+    loop ignores it (values are the same)."""
+    n = basis[0].shape[0]
+    rows = [fn(*(b[i] for b in basis)) for i in range(n)]
+    return tuple(stack([r[k] for r in rows]) for k in range(len(rows[0])))
+
+
+def _jvp_impl(fn, primals, tangents):
+    """``(outputs, jvps)``: ``fn(*primals)`` (a tuple of Tensors) and ``J @ tangents``, one per output.
+
+    ``primals``/``tangents``: tuples of Tensors of equal shapes. The jvp of an output that does not
+    depend on the inputs is None (as ``forward_ad.unpack_dual`` gives no tangent); callers fill zeros. Results carry a graph only where it reaches beyond this call (see ``_release``)."""
+    entry_grad = is_grad_enabled()
+    with enable_grad():
+        xs = tuple(_differentiable(p) for p in primals)
+        outs = fn(*xs)
+        # only floating outputs have a derivative (an integer output's jvp is zero)
+        diff = [i for i, o in enumerate(outs) if o.is_floating_point() or o.is_complex()]
+        us = tuple(zeros_like(outs[i], requires_grad=True) for i in diff)
+        gs = _autograd_grad(tuple(outs[i] for i in diff), xs, us, create_graph=True, retain_graph=True)
+        mine = _leaves_of(xs) | _leaves_of(us)
+        keep = entry_grad and (any(t.requires_grad for t in tangents) or _any_reaches_outside(outs, mine))
+        jv = _autograd_grad(gs, us, tangents, create_graph=keep) if us else ()
+        jvps = [None] * len(outs)
+        for i, j in zip(diff, jv):
+            if outs[i].requires_grad:
+                jvps[i] = j
+    return _release(outs, mine, entry_grad), tuple(None if j is None else _release((j,), mine, entry_grad)[0]
+                                                   for j in jvps)
+
+
+def _basis(tensors):
+    """The standard basis over the concatenated elements of ``tensors``: one Tensor per input, of shape
+    ``(N,) + t.shape`` with ``N`` the total element count; row ``r`` is the ``r``-th unit vector."""
+    numels = [t.numel() for t in tensors]
+    eye = np.eye(sum(numels))
+    out, off = [], 0
+    for t, n in zip(tensors, numels):
+        out.append(_make(np.ascontiguousarray(eye[:, off:off + n]).astype(t._data.dtype)
+                         .reshape((eye.shape[0],) + tuple(t.shape))))
+        off += n
+    return tuple(out)
+
+
+def _rows(fn, basis, like, chunk_size=None):
+    """``_seams._batched`` over ``basis``; an empty basis gives empty stacks shaped like ``like``."""
+    if basis[0].shape[0] == 0:
+        return tuple(_make(np.zeros((0,) + tuple(t.shape), t._data.dtype)) for t in like)
+    return _batched(fn, basis, chunk_size)
+
+
+# ------------------------------------------------------------------------------------------------
+# Reverse-mode helpers shared by the transforms
+# ------------------------------------------------------------------------------------------------
+def _differentiable(x):
+    """The Tensor a transform differentiates with respect to: a view of ``x`` when ``x`` already
+    requires grad (so an outer transform or the caller still reaches ``x`` through it), else a fresh
+    leaf on ``x``'s values."""
+    if x.requires_grad:
+        return x.view_as(x)
+    return x.detach().requires_grad_()
+
+
+def _leaves_of(tensors):
+    """The ids of the fresh leaves among ``tensors`` (views of outer tensors are not ours)."""
+    return {id(t) for t in tensors if t.grad_fn is None}
+
+
+def _reaches_outside(t, mine):
+    """Whether ``t``'s graph reaches a leaf requiring grad that is not one of ``mine`` (ids)."""
+    if not isinstance(t, Tensor) or not t.requires_grad:
+        return False
+    if t.grad_fn is None:
+        return id(t) not in mine
+    seen, todo = {t.grad_fn}, [t.grad_fn]
+    while todo:
+        for e in todo.pop()._edges:
+            if e is None:
+                continue
+            tgt = e[0]
+            if isinstance(tgt, Node):
+                if tgt not in seen:
+                    seen.add(tgt)
+                    todo.append(tgt)
+            elif id(tgt) not in mine:
+                return True
+    return False
+
+
+def _any_reaches_outside(tensors, mine):
+    return any(_reaches_outside(t, mine) for t in tensors)
+
+
+def _release(tensors, mine, entry_grad):
+    """Each Tensor detached unless its graph reaches beyond ``mine`` with grad mode on at entry (as a
+    functorch level unwraps its results: no graph is left pointing at the transform's own inputs)."""
+    return tuple(t if entry_grad and _reaches_outside(t, mine) else (t.detach() if isinstance(t, Tensor) else t)
+                 for t in tensors)
+
+
+def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
+    """``autograd.grad`` over the outputs that require grad, zeros for inputs nothing reaches (torch's
+    ``_functorch.eager_transforms._autograd_grad``)."""
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o.requires_grad]
+    if not pairs:
+        return tuple(_zeros(x) for x in inputs)
+    got = _engine_grad([o for o, _ in pairs], list(inputs), [g for _, g in pairs], retain_graph=retain_graph,
+                       create_graph=create_graph, allow_unused=True)
+    return tuple(_zeros(x) if g is None else g for g, x in zip(got, inputs))
+
+
+def _zeros(x):
+    return _make(np.zeros(x._data.shape, x._data.dtype))
