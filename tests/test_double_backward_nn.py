@@ -290,14 +290,6 @@ def test_dropout_training_double_backward_is_the_mask():
     np.testing.assert_allclose(gv.numpy(), (mask * w).numpy(), rtol=1e-12)
 
 
-def test_sdpa_float_mask_requiring_grad_raises():
-    q = nt.randn(2, 3, 4, dtype=nt.float64, requires_grad=True)
-    mask = nt.randn(3, 3, dtype=nt.float64, requires_grad=True)
-    out = NF.scaled_dot_product_attention(q, q, q, attn_mask=mask)
-    with pytest.raises(NotImplementedError, match="attn_mask"):
-        nt.autograd.grad(out.sum(), [q, mask], create_graph=True)
-
-
 # ------------------------------------------------------------------------------------------------
 # composites built from the ops: modules and distributions, end to end against torch
 # ------------------------------------------------------------------------------------------------

@@ -16,8 +16,11 @@ __all__ = ["to", "type_", "type_as", "cpu", "cuda"]
 def _parse_to(args, kwargs):
     dtype = kwargs.get("dtype")
     device = kwargs.get("device")
+    flags = []  # positional non_blocking, copy (after the dtype / device / tensor), as in PyTorch's signatures
     for a in args:
-        if isinstance(a, _dtype.dtype):
+        if isinstance(a, bool):
+            flags.append(a)
+        elif isinstance(a, _dtype.dtype):
             dtype = a
         elif isinstance(a, Tensor):
             dtype, device = a.dtype, a.device
@@ -25,7 +28,9 @@ def _parse_to(args, kwargs):
             device = a
         elif a is not None:
             raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
-    return dtype, device
+    if len(flags) > 1:
+        kwargs = {**kwargs, "copy": flags[1]}
+    return dtype, device, kwargs
 
 
 def to(self: Tensor, *args, **kwargs) -> Tensor:
@@ -33,7 +38,7 @@ def to(self: Tensor, *args, **kwargs) -> Tensor:
 
     RuntimeError for devices without a backend (``"cuda"``).
     """
-    dtype, device = _parse_to(args, kwargs)
+    dtype, device, kwargs = _parse_to(args, kwargs)
     _check_device(device)
     if dtype is None or self._data.dtype == dtype.np:
         if kwargs.get("copy"):

@@ -285,10 +285,29 @@ def triu_indices(row, col, offset=0, *, dtype=None, device=None):
 
 
 def meshgrid(*tensors, indexing="ij"):
-    """``torch.meshgrid`` (not differentiable here); ``indexing`` "ij" (default) or "xy"."""
+    """``torch.meshgrid``: coordinate grids of 0-D/1-D tensors, as expanded views (differentiable).
+
+    ``indexing`` "ij" (default; output dim i runs along tensor i) or "xy" (the first two swapped).
+    RuntimeError for an empty list, a tensor of more than 1 dim, mixed dtypes or another indexing.
+    """
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
-    return tuple(_make(np.ascontiguousarray(a)) for a in np.meshgrid(*(t._data for t in tensors), indexing=indexing))
+    ts = list(tensors)
+    if not ts:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in ts:
+        if t._data.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+        if t._data.dtype != ts[0]._data.dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    shape = tuple(t._data.size for t in ts)
+    n = len(ts)
+    outs = [t.reshape(tuple(-1 if j == i else 1 for j in range(n))).expand(shape) for i, t in enumerate(ts)]
+    if indexing == "xy" and n > 1:  # the "ij" grid with its first two dims swapped
+        outs = [o.transpose(0, 1) for o in outs]
+    return tuple(outs)
 
 
 # ------------------------------------------------------------------------------------------------

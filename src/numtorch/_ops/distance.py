@@ -70,25 +70,40 @@ class CosineSimilarityBackward(Op):
     def backward(self, g):
         u, v, na, nb, cos, ka, kb = self.saved
         if self._graph:
-            if ka is not None or kb is not None:
-                raise NotImplementedError("numtorch: the double backward of cosine_similarity where a norm is "
-                                          "clamped to eps is not implemented")
             shape = np.broadcast_shapes(self.sa, self.sb)
             am, bm = (np.moveaxis(np.broadcast_to(t, shape), self.dim, -1) for t in self._graph_args[:2])
-            na = np.sqrt((am * am).sum(axis=-1, keepdims=True))
-            nb = np.sqrt((bm * bm).sum(axis=-1, keepdims=True))
+            (na, ra), (nb, rb) = _graph_norm(am, na, ka), _graph_norm(bm, nb, kb)
             u, v = am / na, bm / nb
             cos = (u * v).sum(axis=-1)
+            ua, vb = am / ra, bm / rb
+        else:
+            ua = u if ka is None else (u * ka).astype(u.dtype, copy=False)
+            vb = v if kb is None else (v * kb).astype(v.dtype, copy=False)
         gk = (g * np.ones_like(cos))[..., None]
         c = cos[..., None]
         ga = gb = None
         if self._edges[0] is not None:
-            ua = u if ka is None else (u * ka).astype(u.dtype, copy=False)
             ga = unbroadcast(np.moveaxis(gk * (v - c * ua) / na, -1, self.dim), self.sa)
         if self._edges[1] is not None:
-            vb = v if kb is None else (v * kb).astype(v.dtype, copy=False)
             gb = unbroadcast(np.moveaxis(gk * (u - c * vb) / nb, -1, self.dim), self.sb)
         return ga, gb
+
+
+def _graph_norm(xm, n, k):
+    """Under create_graph: the 2-norm of the last axis of box ``xm`` as (clamped, raw) boxes. PyTorch
+    clamps the norm to eps in place under no_grad, so the clamped norm has the value ``n`` (the
+    forward's) and the derivative of the raw norm, which is 0 for a zero row (its norm backward
+    masks ``x / |x|`` there). ``k`` is the forward's clamp ratio (None: nothing was clamped).
+    The raw norm is returned with 1 added on zero rows, so ``x / raw`` is 0 there; its derivative
+    there is NaN (the square root's at 0), as PyTorch's."""
+    sq = (xm * xm).sum(axis=-1, keepdims=True)
+    if k is None:
+        r = np.sqrt(sq)
+        return r, r
+    zr = (k == 0).astype(n.dtype)  # rows of zeros
+    raw = np.sqrt(sq)
+    raw_value = np.where(k > 0, n / np.where(k > 0, k, 1), 0)
+    return raw + (n - raw_value), raw + zr
 
 
 def _check_broadcast(sa, sb):

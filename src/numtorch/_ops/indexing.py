@@ -490,7 +490,7 @@ class IndexCopyBackward0(Op):
 
     def forward(self, a, src, dim, idx, fill=False):
         self.dim, self.idx, self.fill, self.sshape, self.ashape = dim, idx, fill, np.shape(src), a.shape
-        out = a.copy()
+        out = np.array(a)  # a copy that is an ndarray even for a NumPy scalar (a 0-d gradient), so the view below writes
         sel = (slice(None),) * dim + (idx,)
         out.reshape(out.shape or (1,))[sel] = src if fill else src.reshape(src.shape or (1,))
         return out
@@ -506,7 +506,7 @@ class IndexCopyBackward0(Op):
                 gs = np.asarray(g1[(slice(None),) * self.dim + (np.unique(self.idx),)].sum(), g.dtype)
             else:
                 gs = g1[sel].reshape(self.sshape)
-        ga = g.copy()
+        ga = np.array(g)
         ga.reshape(ga.shape or (1,))[sel] = 0
         return ga, gs
 

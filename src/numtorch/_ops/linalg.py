@@ -183,8 +183,12 @@ class LinalgSolveExBackward0(Op):
         self.saved = (a, x)
         return x[..., 0] if vec else x
 
+    _graph_recompute = True  # for a batch of vectors the kept x is the output with a trailing axis
+
     def backward(self, g):
         a, x = self.saved
+        if self._graph:
+            x = np.expand_dims(self._graph_out, -1) if self.vec else self._graph_out
         a, x = _cz(a), _cz(x)  # complex: dB = A^-H G, dA = -dB X^H
         gg = g[..., None] if self.vec else g
         gb = np.linalg.solve(_mT(a), np.broadcast_to(gg, x.shape))

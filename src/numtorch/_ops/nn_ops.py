@@ -613,6 +613,7 @@ class ScaledDotProductAttentionBackward0(Op):
 
     _graph_recompute = True  # the attention weights are rebuilt from the boxed q, k under create_graph
     _graph_constants = ("drop", "mask")
+    _graph_tensors = ("mask_t",)  # a float attn_mask that requires grad (set by scaled_dot_product_attention)
 
     def backward(self, g):
         q, k, v, p, pd = self.saved
@@ -641,15 +642,13 @@ class ScaledDotProductAttentionBackward0(Op):
     def _graph_weights(self):
         """``(q, k, v, p, pd)`` of ``saved`` computed on the boxed inputs (create_graph=True)."""
         q, k, v = self._graph_args[:3]
-        if len(self._edges) > 3 and self._edges[3] is not None:
-            raise NotImplementedError("numtorch: the double backward of scaled_dot_product_attention with a float "
-                                      "attn_mask that requires grad is not implemented")
+        mask = getattr(self, "mask_t", self.mask)  # a float mask that requires grad: its box
         if self.rep > 1:  # each key/value head serves `rep` query heads
             k, v = (np.broadcast_to(np.expand_dims(t, -3), t.shape[:-2] + (self.rep,) + t.shape[-2:]).reshape(
                 t.shape[:-3] + (t.shape[-3] * self.rep,) + t.shape[-2:]) for t in (k, v))
         s = (q @ k.swapaxes(-1, -2)) * self.scale
-        if self.mask is not None:
-            s = s + self.mask
+        if mask is not None:
+            s = s + mask
         m = s.max(axis=-1, keepdims=True)
         m = np.where(np.isfinite(m), m, 0)  # fully blocked rows: exp(-inf - 0) = 0 everywhere
         ex = np.exp(s - m)
@@ -693,7 +692,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if dropout_p > 0:
         shape = np.broadcast_shapes(q.shape[:-2], k.shape[:-2] if rep == 1 else q.shape[:-2]) + (l_, s_)
         drop = _keep_mask(shape, dropout_p, dt)
-    return ScaledDotProductAttentionBackward0.apply(query, key, value, mask, scale=sc, drop=drop, rep=rep)
+    out = ScaledDotProductAttentionBackward0.apply(query, key, value, mask, scale=sc, drop=drop, rep=rep)
+    if isinstance(mask, Tensor) and mask._rg and out.grad_fn is not None:
+        out.grad_fn.mask_t = mask  # not saved (PyTorch does not version-check it): kept for create_graph
+    return out
 
 
 # ================================================================================================

@@ -511,6 +511,7 @@ class CopysignBackward0(_Bin):
 
 class NextafterBackward0(_Bin):
     _saves = ()
+    _graph_constants = ("saved",)  # its gradients read only the shapes of the kept arrays
 
     @staticmethod
     def _f(a, b):

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap_dim
+from .._tensor import Tensor, _make, _wrap_dim
 from ..autograd.function import Op, linear_backward, save_indices
 from ._inplace import inplace_fn
 from ._out import _out
 from ._util import unbroadcast
+from ._window import _as_tensor
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim"]
 
@@ -171,6 +172,7 @@ class ScatterBackward0(Op):
         s = np.broadcast_to(s.reshape(s.shape or (1,)) if np.ndim(src) else s, idx.shape)
         out = a.reshape(shape).copy()
         self.grid, self.shape, self.sshape, self.reduce, self.s = grid, a.shape, np.shape(src), reduce, s
+        self.dim, self.idx = dim, idx
         self.include_self = include_self
         if reduce is None:
             out[grid] = s
@@ -208,8 +210,7 @@ class ScatterBackward0(Op):
     def backward(self, g):
         if self._graph:
             if self.reduce == "prod":
-                raise NotImplementedError("numtorch: the double backward of scatter_reduce(reduce='prod') is not "
-                                          "implemented")
+                return _prod_graph_backward(self, g)
             return linear_backward(self, (g,), self._adjoint)
         grid, reduce = self.grid, self.reduce
         g = g.reshape(g.shape or (1,))
@@ -229,15 +230,34 @@ class ScatterBackward0(Op):
             src_hit = (self.s == out[grid]).astype(g.dtype)
             gt = g / (self_hit + _scatter_sum(out.shape, grid, src_hit))
             ga, gsv = np.where(self_hit > 0, gt, 0), gt[grid] * src_hit
-        else:  # prod
-            if not (np.all(self.a != 0) and np.all(self.s != 0)):
-                raise RuntimeError("numtorch: scatter_reduce(reduce='prod') backward with zeros is not implemented")
+        elif np.all(self.a != 0) and np.all(self.s != 0):  # prod without zeros
             go = g * self.out
             ga, gsv = go * self.self_w / self.a, go[grid] / self.s
+        else:  # prod with zeros: the products of the other factors, as PyTorch computes them
+            ga, gsv = self._prod_zeros_backward(g)
         if len(self.sshape) and self._edges[1] is not None:
             gs = np.zeros(self.sshape, g.dtype)
             gs[tuple(slice(0, n) for n in gsv.shape)] = gsv
         return ga.reshape(self.shape), gs
+
+    def _prod_zeros_backward(self, g):
+        """prod's gradients when ``a`` or ``s`` hold zeros: a zero factor of the input is replaced by 1 in a
+        new product; a source value that is the only zero of its target gets the product of the others."""
+        a, s, grid = self.a, self.s, self.grid
+
+        def reduced(base, src):
+            res = base.copy()
+            if not self.include_self:
+                res[grid] = 1
+            np.multiply.at(res, grid, src)
+            return res
+        ma = np.where(a == 0, 1, a)
+        ga = g * reduced(ma, s) / ma * self.self_w
+        zero = s == 0
+        single = zero & (_scatter_sum(a.shape, grid, zero.astype(g.dtype))[grid] == 1)
+        gsv = np.where(single, (g * reduced(a, np.where(single, 1, s)))[grid],
+                       (g * self.out)[grid] / np.where(zero, 1, s))
+        return ga, gsv
 
     def _adjoint(self, wa, ws):
         """The adjoint of the backward (the forward on gradients for none/sum/mean), for every reduction
@@ -276,6 +296,63 @@ class ScatterReduceBackward0(ScatterBackward0):
     pass
 
 
+class ScatterReduceProdBackward(ScatterReduceBackward0):
+    """scatter_reduce(reduce="prod"): saves the input, src and output (its gradient reads them), so an
+    in-place change raises and create_graph differentiates through them."""
+
+    _node_name = "ScatterReduceBackward0"
+    _saves = (0, 1, "out")
+
+
+class ScatterReduceZerosError(Op):
+    """PyTorch's ``Error`` node: the src gradient of a prod scatter where two or more zeros of src meet
+    in one position has no derivative; differentiating it raises."""
+
+    _node_name = "torch::autograd::Error"
+
+    def forward(self, value):
+        return value
+
+    def backward(self, g):
+        raise RuntimeError("scatter_reduce(): Double backward is unsupported for src when >1 zeros in src are "
+                           "scattered to the same position in self")
+
+
+def _prod_graph_backward(node, g):
+    """prod's gradients with numtorch ops on Tensors (create_graph=True), zeros handled as PyTorch does:
+    ``masked_fill`` is written ``x * (1 - m) + m`` with a constant mask ``m``, so it has no gradient where
+    ``m`` is set; ``where(m, p, q)`` is ``p * m + q * (1 - m)``."""
+    shape = node.shape or (1,)
+    a = _as_tensor(node._graph_args[0]).reshape(shape)
+    src = _as_tensor(node._graph_args[1])
+    out, g = _as_tensor(node._graph_out).reshape(shape), _as_tensor(g).reshape(shape)
+    idx = _make(node.idx)
+    src = src.reshape(src.shape or (1,))[tuple(slice(0, n) for n in node.idx.shape)]
+    dt = g._data.dtype
+    az = (a._data == 0).astype(dt)
+    ma = a * (1 - az) + az
+    ga = g * scatter_reduce(ma, node.dim, idx, src, "prod", include_self=node.include_self) / ma
+    if not node.include_self:
+        ga = ga * node.self_w
+    zero = node.s == 0
+    nz = _scatter_sum(shape, node.grid, zero.astype(dt))[node.grid]
+    single = (zero & (nz == 1)).astype(dt)
+    zf = zero.astype(dt)
+    with_one = scatter_reduce(a, node.dim, idx, src * (1 - single) + single, "prod", include_self=node.include_self)
+    gs = (gather(g * with_one, node.dim, idx) * single
+          + gather(g * out, node.dim, idx) / (src * (1 - zf) + zf) * (1 - single))
+    if np.any(zero & (nz > 1)):
+        gs = ScatterReduceZerosError.apply(gs)
+    ga = (ga.reshape(node.shape) if not node.shape else ga) if node._edges[0] is not None else None
+    if node._edges[1] is None:
+        return ga, None
+    if tuple(gs.shape) != tuple(node.sshape):  # src larger than index: the rest gets zeros
+        full = _make(np.zeros(node.sshape or (1,), dt))
+        full[tuple(slice(0, n) for n in gs.shape)] = gs
+        gs = full
+    return ga, gs.reshape(node.sshape) if not node.sshape else gs
+
+
 _SCATTER_OPS = {"scatter": ScatterBackward0, "scatter_add": ScatterAddBackward0,
                 "scatter_reduce": ScatterReduceBackward0}
 
@@ -289,6 +366,8 @@ def _scatter(input, dim, index, src, reduce, include_self, what):
         if src._data.dtype != input._data.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     op = _SCATTER_OPS[what] if isinstance(src, Tensor) else ScatterBackward1
+    if what == "scatter_reduce" and reduce == "prod":
+        op = ScatterReduceProdBackward
     return save_indices(op.apply(input, src, dim=dim, idx=idx, reduce=reduce, include_self=include_self), index)
 
 

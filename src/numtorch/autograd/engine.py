@@ -64,6 +64,7 @@ def _run_tensor_hooks(hooks, g):
 # Set by ``autograd/graph_backward.py`` (it needs the op library, which sits above the engine):
 # runs one node's backward on Tensors so that the gradients get a graph of their own.
 graph_runner = None
+graph_grad_copy = None  # set by graph_backward: a leaf's first .grad under create_graph, g.copy_-ed into a new Tensor
 
 
 def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True, create_graph=False):
@@ -248,7 +249,12 @@ def _accumulate(t, g, steal=False):
             g = g.to(t.dtype)
         if g._data.shape != t._data.shape:
             g = g.expand(t._data.shape)
-        t._grad = g if t._grad is None else t._grad + g
+        if t._grad is not None:
+            t._grad = t._grad + g
+        elif g._rg:  # PyTorch's AccumulateGrad copies it: .grad's grad_fn is a CopyBackwards
+            t._grad = graph_grad_copy(g)
+        else:
+            t._grad = _make(np.array(g._data, order="C", copy=True))
         return
     if g.dtype != t._data.dtype:
         g = g.astype(t._data.dtype)

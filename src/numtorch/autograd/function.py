@@ -142,6 +142,7 @@ class Op(Node):
                 for k, v in d.items():
                     if v is raw:
                         d[k] = out
+                self._out_scalar = raw  # kept inside a tuple (pow's ``saved``): create_graph boxes it as the output
         t = _new(Tensor)
         t._data = out
         t._grad = t.grad_fn = t._hooks = None

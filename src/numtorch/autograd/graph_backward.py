@@ -30,6 +30,7 @@ from .._ops import pointwise as P, unary as U, reduction as R, shape as S, rearr
 from .._ops import determinants as D, linalg as L, matmul as M
 from .._ops import special as SP, cumulative as CU
 from .._ops import scatter as SC
+from .._ops._inplace import copy_
 from . import engine
 from .function import Op, Unsaved, _FunctionNode
 
@@ -426,6 +427,9 @@ def _not_supported(node, why):
 def _boxed_copy(node):
     """A shallow copy of ``node`` whose saved arrays are boxes over the Tensors they came from.
 
+    Attributes named in the class's ``_graph_tensors`` that hold Tensors (inputs a node keeps without
+    saving them, so that they are not version-checked) are boxed too.
+
     The copy also gets ``_graph = True``, ``_graph_args`` (a box, or the plain array, for each input
     index in ``_saves``; None elsewhere) and ``_graph_out`` (the saved output's box), so a backward
     whose class sets ``_graph_recompute = True`` can rebuild the intermediates it cached in forward
@@ -446,11 +450,18 @@ def _boxed_copy(node):
             out = _make(arr, True)
             out.grad_fn, out._vc = node, vc
             sub[id(arr)] = out
+            if "_out_scalar" in node.__dict__:  # the forward's NumPy scalar, kept by the backward for a 0-d result
+                sub[id(node._out_scalar)] = out
             out_box = GradArray(out)
     consts = getattr(cls, "_graph_constants", ())
     recompute = getattr(cls, "_graph_recompute", False)
+    tensors = getattr(cls, "_graph_tensors", ())
 
     def conv(name, v):
+        if name in tensors and isinstance(v, Tensor):  # an input Tensor kept, unsaved, for its graph
+            return GradArray(v) if v._rg else v._data
+        if isinstance(v, np.generic) and id(v) in sub:
+            return GradArray(sub[id(v)])
         if isinstance(v, np.ndarray):
             t = sub.get(id(v))
             if t is not None:
@@ -531,12 +542,14 @@ def _run_op(node, grads):
     # what the formula read that has a graph: a gradient computed from them is part of the graph even
     # where its value does not depend on them (PyTorch: relu's second derivative is zeros, not "unused")
     linked = [g for g in grads if g._rg] + [e[2] for e in node._versions if len(e) == 4 and e[2]._rg]
+    if clone._graph_out is not None:  # the saved output counts too (relu's gradient reads only its output)
+        linked.append(clone._graph_out.t)
     res = []
     for g, e in zip(out, node._edges):
+        if isinstance(g, GradArray):
+            g = g.t
         if g is None or e is None:
             res.append(None)
-        elif isinstance(g, GradArray):
-            res.append(g.t)
         elif isinstance(g, Tensor) and (g._rg or not linked):
             res.append(g)
         elif linked:
@@ -572,4 +585,11 @@ def run_node(node, grads):
     raise _not_supported(node, "this node type has no differentiable backward")
 
 
+def _grad_copy(g):
+    """A leaf's first ``.grad`` under create_graph: as PyTorch's AccumulateGrad, a new Tensor ``copy_``-ed
+    from the gradient, so its ``grad_fn`` is ``CopyBackwards`` and it aliases nothing."""
+    return copy_(_make(np.empty(g._data.shape, g._data.dtype)), g)
+
+
 engine.graph_runner = run_node
+engine.graph_grad_copy = _grad_copy

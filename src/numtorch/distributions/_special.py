@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import _generator as _G, linalg
 from .._ops._util import unbroadcast
+from .._ops._window import _as_tensor
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from .._ops.sampling import _eng
@@ -84,8 +85,12 @@ class LinalgSolveTriangularBackward0(Op):
     def backward(self, g):
         a, x = self.saved
         # X = A^-1 B: gB = A^-T gX, gA = -gB X^T restricted to A's triangle
-        gb = scipy_linalg.solve_triangular(np.broadcast_to(a, g.shape[:-2] + a.shape[-2:]), g,
-                                           trans="T", lower=not self.upper, check_finite=False).astype(g.dtype)
+        if self._graph:  # create_graph: gB by this op on Tensors (A^T is triangular the other way round)
+            at = _as_tensor(a).mT
+            gb = g.apply_tensor_fn(lambda gt: LinalgSolveTriangularBackward0.apply(at, gt, upper=not self.upper))
+        else:
+            gb = scipy_linalg.solve_triangular(np.broadcast_to(a, g.shape[:-2] + a.shape[-2:]), g,
+                                               trans="T", lower=not self.upper, check_finite=False).astype(g.dtype)
         ga = None
         if self._edges[0] is not None:
             full = -gb @ np.swapaxes(x, -1, -2)
