@@ -15,7 +15,7 @@ import string
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..autograd.function import Op, linear_backward
 from ._util import unbroadcast
 from .pointwise import _out, cast, mul
@@ -51,6 +51,12 @@ def _check_bool(*arrs):
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 
 
+def _check_bool_product(a, b):
+    """``_check_bool`` for mm/bmm/matmul, whose empty products PyTorch returns without a kernel."""
+    if (a.dtype == np.bool_ or b.dtype == np.bool_) and a.size and b.size:
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+
+
 def _mm_dtype_error(a, b):
     return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(a)} != {_cname(b)}")
 
@@ -81,7 +87,7 @@ def _check_expand(shape, target):
 # ------------------------------------------------------------------------------------------------
 def _fold(x, w):
     """``x @ w`` for a matrix ``w``: a stack ``x`` is folded into the rows of one GEMM (a view when contiguous)."""
-    if x.ndim > 2 and isinstance(x, np.ndarray) and x.flags.c_contiguous:
+    if x.ndim > 2 and x.size and isinstance(x, np.ndarray) and x.flags.c_contiguous:
         return (x.reshape(-1, x.shape[-1]) @ w).reshape(x.shape[:-1] + w.shape[1:])
     return np.matmul(x, w)
 
@@ -200,17 +206,17 @@ def _mv_checks(a, b):
 
 
 def _mm_checks(a, b):
-    if a.dtype != b.dtype:
-        raise _mm_dtype_error(a, b)
-    if a.shape[-1] != b.shape[0]:
+    if a.shape[-1] != b.shape[0]:  # PyTorch checks the shapes first
         rows = _prod(a.shape[:-1])
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a.shape[-1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
-
-
-def _batch_checks(a, b):
     if a.dtype != b.dtype:
-        raise RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}")
+        raise _mm_dtype_error(a, b)
+
+
+def _batch_checks(a, b, strict=True):
+    """bmm's shape checks, then its dtype check; without ``strict``, mixed dtypes pass for an empty
+    product (PyTorch returns zeros of ``b``'s dtype before reaching a kernel)."""
     ba, bb = a.shape[:-2], b.shape[:-2]
     try:
         batch = ba if ba == bb else np.broadcast_shapes(ba, bb)
@@ -225,6 +231,8 @@ def _batch_checks(a, b):
         n = _prod(batch)
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {k}] but got: "
                            f"[{n}, {b.shape[-2]}].")
+    if a.dtype != b.dtype and (strict or a.size and b.size):
+        raise RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}")
 
 
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
@@ -256,9 +264,11 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
         _mm_checks(a, b)
         op = BatchedMatmulBackward
     else:
-        _batch_checks(a, b)
+        _batch_checks(a, b, strict=da == 1)  # a 1-D left operand folds into mv, which checks dtypes
+        if a.dtype != b.dtype:  # an empty product: zeros of other's dtype, as PyTorch's bmm path
+            return _out(_make(np.matmul(np.zeros(a.shape, b.dtype), b)), out)
         op = BatchedMatmulBackward
-    _check_bool(a, b)
+    _check_bool(a, b) if op is DotBackward0 else _check_bool_product(a, b)
     return _out(op.apply(input, other), out)
 
 
@@ -271,7 +281,7 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     if b.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     _mm_checks(a, b)
-    _check_bool(a, b)
+    _check_bool_product(a, b)
     return _out(MmBackward0.apply(input, mat2), out)
 
 
@@ -283,12 +293,14 @@ def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}")
     if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
                            f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    _check_bool(a, b)
+    if a.dtype != b.dtype:
+        if a.size and b.size:
+            raise RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}")
+        return _out(_make(np.zeros((a.shape[0], a.shape[1], b.shape[2]), b.dtype)), out)  # as PyTorch: mat2's
+    _check_bool_product(a, b)
     return _out(BmmBackward0.apply(input, mat2), out)
 
 

@@ -12,6 +12,7 @@ from ..autograd.function import Op, linear_backward, save_indices
 from ._inplace import inplace_fn
 from ._out import _out
 from ._util import unbroadcast
+from .shape import clone
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim"]
 
@@ -282,6 +283,12 @@ _SCATTER_OPS = {"scatter": ScatterBackward0, "scatter_add": ScatterAddBackward0,
 
 def _scatter(input, dim, index, src, reduce, include_self, what):
     srcarr = src._data if isinstance(src, Tensor) else None
+    if isinstance(index, Tensor) and index._data.size == 0:  # PyTorch returns a copy before any shape check
+        _wrap_dim(dim, input._data.ndim)
+        _index_arr(index, what)
+        if srcarr is not None and srcarr.dtype != input._data.dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+        return clone(input)
     dim, idx = _gather_args(input, dim, index, what, srcarr)
     if isinstance(src, Tensor):
         if src._data.ndim != input._data.ndim:
@@ -373,7 +380,8 @@ class TakeAlongDimBackward0(Op):
 def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Tensor:
     """Values of ``input`` at ``indices`` along ``dim``, broadcasting the other dims
     (``torch.take_along_dim``, like ``np.take_along_axis``); the flattened input when ``dim`` is None."""
-    # a copy: PyTorch's backward reads its own broadcast copy, so changing ``indices`` later is fine there
+    # a copy: PyTorch's backward reads its own broadcast copy, so changing ``indices`` later is fine there,
+    # except without ``dim``, where PyTorch gathers from a view of ``indices`` and version-checks it
     idx = np.array(_index_arr(indices, "take_along_dim"))
     if dim is None:
         _check_bounds(idx, input._data.size, 0, IndexError)
@@ -384,7 +392,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
                                f"dimensions, but got {input._data.ndim} dimensions for input, and {idx.ndim} "
                                f"dimensions for indices")
         _check_bounds(idx, input._data.shape[dim], dim, IndexError)
-    return _out(TakeAlongDimBackward0.apply(input, dim=dim, idx=idx), out)
+    r = TakeAlongDimBackward0.apply(input, dim=dim, idx=idx)
+    return _out(save_indices(r, indices) if dim is None else r, out)
 
 
 # in-place forms (recorded through _inplace.inplace)
