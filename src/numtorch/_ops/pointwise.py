@@ -414,14 +414,19 @@ def where(condition, input=None, other=None, *, out=None):
 
 
 def _uint8_condition(condition):
-    """A uint8 ``where`` condition as bool, with PyTorch's deprecation warning; RuntimeError for other
-    non-bool dtypes."""
+    """A uint8 ``where`` condition as bool, with PyTorch's deprecation warning (once per process, as
+    PyTorch's TORCH_WARN_ONCE); RuntimeError for other non-bool dtypes."""
     if condition._data.dtype != np.uint8:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{condition.dtype._aten_name}")
-    warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
-                  "future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)
+    if not _WARNED:
+        _WARNED.append(True)
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
+                      "in a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)
     return _make(condition._data != 0)
+
+
+_WARNED = []  # where's uint8 warning was given
 
 
 def lerp(input, end, weight, *, out=None):
