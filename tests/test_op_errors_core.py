@@ -195,6 +195,17 @@ CASES = {
     "scatter_add_empty_index_dtype": lambda L: L.scatter_add(_z(L, 3, 2, 2), 1, _i(L, []), _z(L, 0, dtype="int64")),
     "scatter_add_empty_index_bad_dim": lambda L: L.scatter_add(_z(L, 3, 2, 2), 5, _i(L, []), _z(L, 0)),
     "scatter_add_rank_mismatch": lambda L: L.scatter_add(_z(L, 3, 2, 2), 1, _t(L, [0]), _z(L, 1)),
+    # gather/scatter count a 0-d tensor as 1-d
+    "scatter_add_0d_self": lambda L: L.scatter_add(S(L), 0, _t(L, [0, 0]), L.tensor([2., 3.])),
+    "scatter_add_0d_index": lambda L: L.scatter_add(_z(L, 3), 0, _t(L, 1), L.tensor([2., 5.])),
+    "scatter_add_0d_src": lambda L: L.scatter_add(_z(L, 3), -1, _t(L, [1]), L.tensor(2.)),
+    "scatter_add_0d_out_of_range": lambda L: L.scatter_add(S(L), 0, _t(L, [1]), L.tensor([2.])),
+    "scatter_0d_self": lambda L: L.scatter(S(L), 0, _t(L, [0, 0]), L.tensor([2., 3.])),
+    "scatter_value_0d_index": lambda L: L.scatter(_z(L, 3), 0, _t(L, 1), 4.),
+    "gather_0d_self": lambda L: L.gather(S(L), 0, _t(L, [0])),
+    "gather_0d_self_dim_minus_1": lambda L: L.gather(S(L), -1, _t(L, [0, 0])),
+    "scatter_add_0d_self_dim_minus_1": lambda L: L.scatter_add(S(L), -1, _t(L, [0, 0]), L.tensor([2., 3.])),
+    "gather_0d_index": lambda L: L.gather(X(L)[0], 0, _t(L, 1)),
 }
 
 
@@ -262,3 +273,12 @@ def test_movedim_and_transpose_of_0d_keep_grad():
         x = L.tensor(1.5, requires_grad=True)
         (L.movedim(x, 0, -1) * 2 + L.transpose(x, 0, -1) * 3).backward()
         assert x.grad.item() == 5.0
+
+
+def test_scatter_add_of_0d_source_gradients():
+    grads = []
+    for L in (torch, nt):
+        x, v = L.zeros(3, requires_grad=True), L.tensor(4., requires_grad=True)
+        (L.scatter_add(x, 0, L.tensor([1]), v) * L.tensor([1., 2., 3.])).sum().backward()
+        grads.append((x.grad.tolist(), v.grad.item()))
+    assert grads[0] == grads[1]

@@ -121,7 +121,8 @@ def _gather_args(input, dim, index, what, src=None):
     idx = _index_arr(index, what)
     nd = max(a.ndim, 1)
     dim = _wrap_dim(dim, a.ndim)
-    if idx.ndim != a.ndim:
+    dim = dim if a.ndim else 0  # dims 0 and -1 of a 0-d input: its one element's axis
+    if max(idx.ndim, 1) != nd:  # PyTorch counts a 0-d tensor as 1-d here
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     a, i1 = a.reshape(a.shape or (1,)), idx.reshape(idx.shape or (1,))
     for d in range(nd):
@@ -235,9 +236,9 @@ class ScatterBackward0(Op):
                 raise RuntimeError("numtorch: scatter_reduce(reduce='prod') backward with zeros is not implemented")
             go = g * self.out
             ga, gsv = go * self.self_w / self.a, go[grid] / self.s
-        if len(self.sshape) and self._edges[1] is not None:
+        if len(self._edges) > 1 and self._edges[1] is not None:  # a Tensor src (0-d ones count as 1-d)
             gs = np.zeros(self.sshape, g.dtype)
-            gs[tuple(slice(0, n) for n in gsv.shape)] = gsv
+            gs.reshape(gs.shape or (1,))[tuple(slice(0, n) for n in gsv.shape)] = gsv
         return ga.reshape(self.shape), gs
 
     def _adjoint(self, wa, ws):
@@ -291,7 +292,7 @@ def _scatter(input, dim, index, src, reduce, include_self, what):
         return clone(input)
     dim, idx = _gather_args(input, dim, index, what, srcarr)
     if isinstance(src, Tensor):
-        if src._data.ndim != input._data.ndim:
+        if max(src._data.ndim, 1) != max(input._data.ndim, 1):
             raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
         if src._data.dtype != input._data.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
