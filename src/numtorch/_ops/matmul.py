@@ -46,15 +46,16 @@ def _operands(fn, input, other, name):
     return input._data, other._data
 
 
-def _check_bool(*arrs):
-    if any(a.dtype == np.bool_ for a in arrs):
+def _check_bool(a, b, empty_ok=False):
+    """PyTorch has no bool matmul kernel; with ``empty_ok`` (mm/bmm/matmul) an empty product needs none."""
+    if (a.dtype == np.bool_ or b.dtype == np.bool_) and not (empty_ok and (a.size == 0 or b.size == 0)):
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 
 
-def _check_bool_product(a, b):
-    """``_check_bool`` for mm/bmm/matmul, whose empty products PyTorch returns without a kernel."""
-    if (a.dtype == np.bool_ or b.dtype == np.bool_) and a.size and b.size:
-        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+def _bmm_dtype_error(a, b):  # a bool batch1 fails on PyTorch's missing kernel before the dtype check
+    if a.dtype == np.bool_:
+        return NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    return RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}")
 
 
 def _mm_dtype_error(a, b):
@@ -215,8 +216,7 @@ def _mm_checks(a, b):
 
 
 def _batch_checks(a, b, strict=True):
-    """bmm's shape checks, then its dtype check; without ``strict``, mixed dtypes pass for an empty
-    product (PyTorch returns zeros of ``b``'s dtype before reaching a kernel)."""
+    """bmm's shape checks, then dtypes; unless ``strict``, mixed dtypes pass for an empty product."""
     ba, bb = a.shape[:-2], b.shape[:-2]
     try:
         batch = ba if ba == bb else np.broadcast_shapes(ba, bb)
@@ -231,8 +231,9 @@ def _batch_checks(a, b, strict=True):
         n = _prod(batch)
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {k}] but got: "
                            f"[{n}, {b.shape[-2]}].")
-    if a.dtype != b.dtype and (strict or a.size and b.size):
-        raise RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}")
+    if a.dtype != b.dtype and (strict or a.size and b.size):  # strict: a vector, folded into mv
+        raise RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}") if strict else \
+            _bmm_dtype_error(a, b)
 
 
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
@@ -268,7 +269,7 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
         if a.dtype != b.dtype:  # an empty product: zeros of other's dtype, as PyTorch's bmm path
             return _out(_make(np.matmul(np.zeros(a.shape, b.dtype), b)), out)
         op = BatchedMatmulBackward
-    _check_bool(a, b) if op is DotBackward0 else _check_bool_product(a, b)
+    _check_bool(a, b, empty_ok=op is not DotBackward0)
     return _out(op.apply(input, other), out)
 
 
@@ -281,7 +282,7 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     if b.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     _mm_checks(a, b)
-    _check_bool_product(a, b)
+    _check_bool(a, b, empty_ok=True)
     return _out(MmBackward0.apply(input, mat2), out)
 
 
@@ -298,9 +299,9 @@ def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
                            f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     if a.dtype != b.dtype:
         if a.size and b.size:
-            raise RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}")
+            raise _bmm_dtype_error(a, b)
         return _out(_make(np.zeros((a.shape[0], a.shape[1], b.shape[2]), b.dtype)), out)  # as PyTorch: mat2's
-    _check_bool_product(a, b)
+    _check_bool(a, b, empty_ok=True)
     return _out(BmmBackward0.apply(input, mat2), out)
 
 
