@@ -334,3 +334,80 @@ def test_grad_of_leaf_or_retained_non_leaf_does_not_warn(T):
         y.sum().backward()
         np.testing.assert_allclose(A(y.grad), [1.0, 1.0])
         assert T.ones(2).grad is None
+
+
+# ---- an index or mask saved for backward, changed in place, is version-checked ------------------
+def _bool_mask(L):
+    return L.tensor([[True, False, True], [False, True, False]])
+
+
+def _setitem(y, key, value):
+    y[key] = value
+    return y
+
+
+# name -> (builds an index/mask, op(L, x, idx) returning the output); x is (2, 3) and requires grad
+SAVED_INDEX = {
+    "setitem_index_value_grad": (lambda L: L.tensor([0, 2]), lambda L, x, i: _setitem(x * 1, (0, i), x[1, :2] * 2)),
+    "setitem_index_self_grad": (lambda L: L.tensor([0, 2]), lambda L, x, i: _setitem(x * 1, (0, i), 5.0)),
+    "setitem_index_list": (lambda L: L.tensor([0, 1]), lambda L, x, i: _setitem(x * 1, (slice(None), i), 5.0)),
+    "setitem_mask": (_bool_mask, lambda L, x, i: _setitem(x * 1, i, x[0, :3] * 3)),
+    "setitem_into_view": (lambda L: L.tensor([0, 2]), lambda L, x, i: _setitem((x * 1)[0], i, 5.0)._base),
+    "index_put_": (lambda L: L.tensor([0, 1]), lambda L, x, i: (x * 1).index_put_((i,), x[0] * 3, accumulate=True)),
+    "index_put": (lambda L: L.tensor([0, 1]), lambda L, x, i: x.index_put((i,), x[1] * 2)),
+    "where": (_bool_mask, lambda L, x, i: L.where(i, x, x * x)),
+    "where_scalar": (_bool_mask, lambda L, x, i: L.where(i, x, 0.0)),
+    "masked_fill": (_bool_mask, lambda L, x, i: x.masked_fill(i, 0.0)),
+    "masked_fill_tensor_value": (_bool_mask, lambda L, x, i: x.masked_fill(i, x.sum())),
+    "masked_fill_": (lambda L: L.tensor([True, False, True]), lambda L, x, i: (x * 1).masked_fill_(i, 0.0)),
+    "masked_scatter": (_bool_mask, lambda L, x, i: x.masked_scatter(i, x * 2)),
+    "masked_scatter_": (lambda L: L.tensor([True, False, True]), lambda L, x, i: (x * 1).masked_scatter_(i, x * 2)),
+    "masked_select": (_bool_mask, lambda L, x, i: x.masked_select(i)),
+    "masked_select_broadcast": (lambda L: L.tensor([True, False, True]), lambda L, x, i: x.masked_select(i)),
+    "take": (lambda L: L.tensor([0, 4]), lambda L, x, i: L.take(x, i)),
+    "take_along_dim_flat": (lambda L: L.tensor([5, 1]), lambda L, x, i: L.take_along_dim(x, i)),
+    "take_along_dim": (lambda L: L.tensor([[2, 1], [1, 2]]), lambda L, x, i: L.take_along_dim(x, i, dim=1)),
+    "take_along_dim_broadcast": (lambda L: L.tensor([[2, 1]]), lambda L, x, i: L.take_along_dim(x, i, dim=1)),
+    "index_add": (lambda L: L.tensor([0, 2]), lambda L, x, i: x.index_add(1, i, x[:, :2] * 2)),
+    "index_copy": (lambda L: L.tensor([0, 2]), lambda L, x, i: x.index_copy(1, i, x[:, :2] * 2)),
+    "index_fill": (lambda L: L.tensor([0, 2]), lambda L, x, i: x.index_fill(1, i, 0.0)),
+    "getitem_index": (lambda L: L.tensor([0, 2]), lambda L, x, i: x[:, i]),
+    "getitem_0d_index": (lambda L: L.tensor(1), lambda L, x, i: x[i]),
+}
+
+
+def _change(L, i):
+    if i.dtype == L.bool:
+        i.logical_not_()
+    else:
+        i.copy_(L.zeros_like(i))
+
+
+def _saved_index_outcome(L, name):
+    make, op = SAVED_INDEX[name]
+    x = L.arange(1.0, 7.0).reshape(2, 3).requires_grad_()
+    i = make(L)
+    y = op(L, x, i)
+    _change(L, i)
+    try:
+        (y * L.arange(1.0, 1.0 + y.numel()).reshape(y.shape)).sum().backward()
+    except RuntimeError as e:
+        return str(e)[:90]
+    return A(x.grad).tolist()
+
+
+@pytest.mark.parametrize("name", sorted(SAVED_INDEX))
+def test_index_or_mask_changed_before_backward(name):
+    """Raises PyTorch's version-counter error exactly where PyTorch does, else the same gradient."""
+    assert _saved_index_outcome(numtorch, name) == _saved_index_outcome(ref, name)
+
+
+def test_index_unchanged_gives_torch_gradients():
+    for name, (make, op) in SAVED_INDEX.items():
+        grads = []
+        for L in (numtorch, ref):
+            x = L.arange(1.0, 7.0).reshape(2, 3).requires_grad_()
+            y = op(L, x, make(L))
+            (y * L.arange(1.0, 1.0 + y.numel()).reshape(y.shape)).sum().backward()
+            grads.append(A(x.grad).tolist())
+        assert grads[0] == grads[1], name

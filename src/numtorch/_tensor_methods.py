@@ -14,7 +14,7 @@ from ._ops import creation, indexing, matmul, pointwise as P, rearrange, reducti
 from ._ops import _convert, _inplace as _ip, logic as _logic, scatter as _scatter, slicing, sorting, strided
 from ._ops import unary as _U
 from ._ops import calculus as _calc, cumulative as _cum, statistics as _stats, vectors as _vec
-from ._ops import linalg_legacy as _lx, sampling as _sampling
+from ._ops import linalg_legacy as _lx, sampling as _sampling, structured_matrices as _structured
 from ._ops import complex_ops as _complex
 from ._tensor import Tensor
 from .autograd import tensor_api
@@ -63,7 +63,7 @@ _bind_inplace(_U, """neg abs exp log log1p sqrt rsqrt sin cos tanh sigmoid relu 
 # ---- comparisons and logic ----------------------------------------------------------------------
 _bind(_logic, """eq ne lt le gt ge greater greater_equal less less_equal not_equal
          logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not
-         isnan isinf isfinite isclose allclose equal signbit isreal isneginf isposinf""")
+         isnan isinf isfinite isclose allclose equal signbit isreal isneginf isposinf all any count_nonzero""")
 _bind_inplace(_logic, "eq ne lt le gt ge logical_not logical_and logical_or")
 
 # ---- special functions ----------------------------------------------------------------------------
@@ -74,17 +74,18 @@ for _name in ("lgamma", "digamma", "erfc", "logit", "xlogy", "polygamma", "i0", 
 
 # ---- reductions ---------------------------------------------------------------------------------
 _bind(reduction, """sum mean nansum nanmean var std prod max min amax amin aminmax argmax argmin logsumexp
-         norm all any count_nonzero""")
+         norm""")
 _bind(_cum, "cumsum cumprod cumsum_ cumprod_ cummax cummin logcumsumexp")
 _bind(_stats, "median quantile nanquantile nanmedian mode histc")
 _bind(_calc, "diff")
 
 # ---- linear algebra -----------------------------------------------------------------------------
-_bind(matmul, "matmul mm bmm mv dot vdot inner outer ger addmm addmm_ baddbmm baddbmm_ addmv addmv_ addbmm addbmm_ kron trace")
+_bind(matmul, "matmul mm bmm mv dot vdot inner outer ger addmm addmm_ baddbmm baddbmm_ addmv addmv_ addbmm addbmm_ trace")
 Tensor.__matmul__ = lambda self, other: matmul.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
 Tensor.__rmatmul__ = lambda self, other: matmul.matmul(other, self) if isinstance(other, Tensor) else NotImplemented
 _bind(_lx, "det logdet slogdet inverse pinverse matrix_power matrix_exp cholesky svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse")
 _bind(_vec, "cross renorm")
+_bind(_structured, "kron")
 Tensor.__imatmul__ = Tensor.__matmul__  # PyTorch has no in-place matmul: `a @= b` rebinds a to a new tensor
 
 # ---- shape and views, strided views, slicing, rearrangements, complex views -----------------------

@@ -76,13 +76,13 @@ def prep2(a, b):
             if k in "fc":
                 return a, b
             if ts is int and k in "iu":
-                return a, (b if -128 <= b <= 127 else _wrap_int(b, a._data.dtype))
+                return a, (b if 0 <= b <= 127 or (k == "i" and -128 <= b < 0) else _wrap_int(b, a._data.dtype))
     elif isinstance(b, Tensor):  # the same fast path, scalar first
         ts, k = type(a), b._data.dtype.kind
         if (ts is float or ts is int) and k in "fc":
             return a, b
         if ts is int and k in "iu":
-            return (a if -128 <= a <= 127 else _wrap_int(a, b._data.dtype)), b
+            return (a if 0 <= a <= 127 or (k == "i" and -128 <= a < 0) else _wrap_int(a, b._data.dtype)), b
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if ta and tb:
         if a._data.dtype == b._data.dtype:

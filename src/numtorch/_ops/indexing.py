@@ -18,7 +18,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.function import Op, linear_backward, save_indices
 from ..autograd.grad_mode import _State
-from ._cast import cast
+from ._cast import _aten, cast
 from ._inplace import inplace, inplace_fn
 from ._out import _out
 from ._util import bump, check_writable, placed, to_tensor, unbroadcast
@@ -115,8 +115,16 @@ class _Key:
                 return np.take(v, self.arrs[0], axis=self.dims[0])
             return v[self._adv(v.ndim)]
         except IndexError:
+            if 0 in v.shape and all(v.shape[d] for d in self.dims):  # an empty result: PyTorch checks no range
+                return self._clipped(v)
             self._raise(v.shape)
             raise
+
+    def _clipped(self, v):
+        t = list(self._adv(v.ndim))
+        for d in self.dims:
+            t[d] = np.clip(t[d], -v.shape[d], v.shape[d] - 1)
+        return v[tuple(t)]
 
     def put(self, a, value, acc=False):
         """``a[key] = value`` (``+=`` with ``acc``, repeats accumulating) in place; RuntimeError if
@@ -142,6 +150,8 @@ class _Key:
         """Zeros of ``shape`` with ``g`` (shaped like ``zeros[key]``) added at the indexed places."""
         gx = np.zeros(shape, g.dtype)
         v = self.view(gx)
+        if g.size == 0:
+            return gx
         if not self.dims:
             v[...] = g
             return gx
@@ -335,8 +345,9 @@ def _value_for(self, value):
     raise TypeError(f"can't assign a {name} to a {self.type()}")
 
 
-def _put(self, key, value, acc=False):
-    """Write ``value`` at ``key`` into ``self`` in place; recorded for autograd when needed."""
+def _put(self, key, value, acc=False, idx=()):
+    """Write ``value`` at ``key`` into ``self`` in place; recorded for autograd when needed, with the
+    index Tensors in ``idx`` version-checked (as PyTorch saves them for ``IndexPutBackward0``)."""
     check_writable(self._data)
     value = _value_for(self, value)
     vt = isinstance(value, Tensor)
@@ -346,7 +357,15 @@ def _put(self, key, value, acc=False):
         return self
     if vt and value._data.dtype != self._data.dtype:
         value = cast(value, self.dtype)
-    return inplace(self, lambda s, v: IndexPutBackward0.apply(s, v, key=key, acc=acc), value)
+    idx = _index_tensors(idx) if key.dims else ()
+    return inplace(self, lambda s, v: save_indices(IndexPutBackward0.apply(s, v, key=key, acc=acc), *idx), value)
+
+
+def _index_tensors(idx):
+    """The Tensors in an index: ``idx`` itself, or the Tensors among its tuple/list elements."""
+    if isinstance(idx, Tensor):
+        return (idx,)
+    return tuple(i for i in idx if isinstance(i, Tensor)) if isinstance(idx, (tuple, list)) else ()
 
 
 def setitem(self: Tensor, idx, value) -> None:
@@ -357,7 +376,7 @@ def setitem(self: Tensor, idx, value) -> None:
     value types (lists, ndarrays), RuntimeError for a shape mismatch or a leaf requiring grad,
     plus ``__getitem__``'s index errors.
     """
-    _put(self, _parse(self._data.shape, idx), value)
+    _put(self, _parse(self._data.shape, idx), value, idx=idx)
 
 
 def iter_(self: Tensor):
@@ -391,23 +410,54 @@ def index_put(input: Tensor, indices, values, accumulate=False) -> Tensor:
 def index_put_(self: Tensor, indices, values, accumulate=False) -> Tensor:
     key = _parse(self._data.shape, tuple(slice(None) if i is None else i for i in indices))
     return _put(self, key, values if isinstance(values, (Tensor,) + _SCALARS) else to_tensor(values),
-                acc=bool(accumulate))
+                acc=bool(accumulate), idx=indices)
 
 
 # ------------------------------------------------------------------------------------------------
 # index_select / index_add / index_fill / index_copy
 # ------------------------------------------------------------------------------------------------
-def _vec_index(input, dim, index, what):
+def _vec_index(input, dim, index, what, check_range=True):
+    """``dim`` wrapped and ``index`` as a 1-D integer array, checked in PyTorch's order: TypeError for a
+    non-int dim, IndexError for a bad dim or a non-vector index, RuntimeError for a non-integer index
+    (index_select/index_add take int32/int64 only); with ``check_range``, IndexError out of range."""
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{what}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}")
     idx = index._data if isinstance(index, Tensor) else np.asarray(index)
-    if idx.ndim > 1:
-        raise IndexError(f"{what}(): Index is supposed to be a vector")
-    if idx.dtype.kind not in "iu":
-        raise RuntimeError(f"{what}(): Expected dtype int32 or int64 for index")
     dim = _wrap_dim(dim, input._data.ndim)
-    n = input._data.shape[dim] if input._data.ndim else 1
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
+    if idx.ndim > 1:
+        raise IndexError(f"{what}(): Index is supposed to be a vector" + (
+            f", but got dim: {idx.ndim} with type: {_aten(idx.dtype)} and size: {list(idx.shape)}"
+            if what == "index_add" else ""))
+    if idx.dtype.kind not in "iu" or (not check_range and idx.dtype not in (np.int32, np.int64)):
+        if what == "index_add":
+            raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {_aten(idx.dtype)}")
+        raise RuntimeError(f"{what}(): Expected dtype int32 or int64 for index")
+    if check_range and _out_of_range(idx, input._data.shape[dim] if input._data.ndim else 1) is not None:
         raise IndexError("index out of range in self")
     return dim, idx.reshape(-1)
+
+
+def _out_of_range(idx, n):
+    """The first element of ``idx`` outside ``[0, n)``, or None."""
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        return int(idx.reshape(-1)[(idx.reshape(-1) < 0) | (idx.reshape(-1) >= n)][0])
+    return None
+
+
+def _select_range(a, dim, idx):
+    """index_select's range errors, each of PyTorch's CPU kernels' own type: a 0-d input takes one index;
+    an empty input's own check; the dim-1 kernel's RuntimeError; IndexError otherwise."""
+    if a.ndim == 0 and idx.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)")
+    n = a.shape[dim] if a.ndim else 1
+    bad = _out_of_range(idx, n)
+    if bad is None:
+        return
+    if a.ndim >= 2 and a.size == 0 and n == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    if a.ndim >= 2 and (a.size == 0 or dim == 1):
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
+    raise IndexError("index out of range in self")
 
 
 class IndexSelectBackward0(Op):
@@ -430,18 +480,27 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
 
     IndexError for a non-vector or out-of-range index; RuntimeError for a non-integer index.
     """
-    dim, idx = _vec_index(input, dim, index, "index_select")
+    dim, idx = _vec_index(input, dim, index, "index_select", check_range=False)
+    _select_range(input._data, dim, idx)
     return _out(save_indices(IndexSelectBackward0.apply(input, dim=dim, idx=idx), index), out)
 
 
 def _check_source(input, dim, idx, source, what):
+    """index_add's (dtype, count, shape: PyTorch's order) or index_copy's (shape, count, dtype) checks."""
     a, s = input._data, source._data
-    if a.ndim and (s.ndim != a.ndim or any(s.shape[d] != a.shape[d] for d in range(a.ndim) if d != dim)):
+    if what == "index_add_":
+        if s.dtype != a.dtype:
+            raise RuntimeError(f"index_add_(): self ({input.dtype._aten_name}) and source "
+                               f"({source.dtype._aten_name}) must have the same scalar type")
+        if s.ndim and dim >= s.ndim:
+            raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source tensor with dim "
+                               f"{s.ndim}")
+        _check_count(s, dim, idx, what)
+    if (a.ndim or what == "index_add_") and (s.ndim != a.ndim or any(
+            s.shape[d] != a.shape[d] for d in range(a.ndim) if d != dim)):
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(a.shape)} source.shape = {list(s.shape)}")
-    if (s.shape[dim] if s.ndim else 1) != len(idx):
-        raise RuntimeError(f"{what}(): Number of indices ({len(idx)}) should be equal to source.size(dim): "
-                           f"({s.shape[dim] if s.ndim else 1}), for dim: {dim}")
+    _check_count(s, dim, idx, what)
     if s.dtype != a.dtype:  # PyTorch casts nothing here
         sn, an = input.dtype._aten_name, source.dtype._aten_name
         if what == "index_add_":
@@ -451,9 +510,17 @@ def _check_source(input, dim, idx, source, what):
     return source
 
 
+def _check_count(s, dim, idx, what):
+    if (s.shape[dim] if s.ndim else 1) != len(idx):
+        raise RuntimeError(f"{what}(): Number of indices ({len(idx)}) should be equal to source.size(dim): "
+                           f"({s.shape[dim] if s.ndim else 1}), for dim: {dim}")
+
+
 class IndexAddBackward0(Op):
     def forward(self, a, src, dim, idx, alpha):
         self.dim, self.idx, self.alpha, self.sshape, self.ashape = dim, idx, alpha, src.shape, a.shape
+        if not (a.size and src.size):  # nothing to add (and the index is not range-checked)
+            return a.copy()
         shape = a.shape or (1,)
         rows = _add_rows_along(shape, dim, idx, src.reshape(src.shape or (1,)))
         return (a + (rows if alpha == 1 else rows * alpha).reshape(a.shape)).astype(a.dtype, copy=False)
@@ -480,8 +547,16 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     Repeated indices accumulate. RuntimeError when ``source`` does not match ``input`` outside
     ``dim`` or its size along ``dim`` differs from ``len(index)``.
     """
-    dim, idx = _vec_index(input, dim, index, "index_add")
+    dim, idx = _vec_index(input, dim, index, "index_add", check_range=False)
     source = _check_source(input, dim, idx, source, "index_add_")
+    a, n = input._data, input._data.shape[dim] if input._data.ndim else 1
+    # PyTorch's kernels for 0-d/1-d inputs, a middle dim or int32 indices raise IndexError, the others
+    # RuntimeError and only when something is written
+    bad = _out_of_range(idx, n) if a.ndim < 2 or a.size and source._data.size else None
+    if bad is not None:
+        if a.ndim < 2 or 0 < dim < a.ndim - 1 or idx.dtype == np.int32:
+            raise IndexError("index out of range in self")
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
     return save_indices(IndexAddBackward0.apply(input, source, dim=dim, idx=idx, alpha=alpha), index)
 
 
@@ -587,7 +662,7 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """
     m = _mask_arr(mask, "masked_fill_")
     value = _fill_value(value, input, "masked_fill_")
-    return MaskedFillBackward0.apply(input, value, mask=m)
+    return save_indices(MaskedFillBackward0.apply(input, value, mask=m), mask)  # backward reads the mask
 
 
 class MaskedSelectBackward0(Op):
@@ -607,7 +682,7 @@ class MaskedSelectBackward0(Op):
 
 def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     """1-D tensor of the ``input`` entries where the bool ``mask`` (broadcast together) is True."""
-    return _out(MaskedSelectBackward0.apply(input, mask=_mask_arr(mask, "masked_select")), out)
+    return _out(save_indices(MaskedSelectBackward0.apply(input, mask=_mask_arr(mask, "masked_select")), mask), out)
 
 
 class MaskedScatterBackward0(Op):
@@ -640,7 +715,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     m = _mask_arr(mask, "masked_scatter_")
     if source._data.dtype != input._data.dtype:
         source = cast(source, input.dtype)
-    return MaskedScatterBackward0.apply(input, source, mask=m)
+    return save_indices(MaskedScatterBackward0.apply(input, source, mask=m), mask)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1,11 +1,14 @@
 """Comparisons and logic: ``eq``/``ne``/``lt``/..., ``logical_*``, ``bitwise_*``, the float predicates
 (``isnan``, ``isinf``, ``isfinite``, ``isposinf``, ``isneginf``, ``isreal``, ``signbit``) and
-``isclose``/``allclose``/``equal`` (mirrors the matching ``torch.*`` functions).
+``isclose``/``allclose``/``equal``, and the logical reductions ``all``/``any``/``count_nonzero``
+(mirrors the matching ``torch.*`` functions).
 
 Nothing here is differentiable: results are bool (or integer, for bitwise ops) tensors that never
 require grad. Operands broadcast and promote as in PyTorch's binary ops (``prep2``).
 """
 from __future__ import annotations
+
+import builtins
 
 import numpy as np
 
@@ -13,10 +16,11 @@ from .._tensor import Tensor, _make
 from ._cast import _aten
 from ._out import _out
 from ._util import _need_tensor, _nondiff, prep2, to_tensor
+from .reduction import _axes, _np_aliases
 
 __all__ = """eq ne lt le gt ge greater greater_equal less less_equal not_equal logical_and logical_or logical_xor
 logical_not bitwise_and bitwise_or bitwise_xor bitwise_not isnan isinf isfinite isclose allclose equal
-signbit isreal isneginf isposinf""".split()
+signbit isreal isneginf isposinf all any count_nonzero""".split()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -49,7 +53,7 @@ def _bitwise(fn, name):
         a, b = prep2(input, other)
         x = a._data if isinstance(a, Tensor) else a
         y = b._data if isinstance(b, Tensor) else b
-        if any(isinstance(v, (float, np.floating)) or (isinstance(v, np.ndarray) and v.dtype.kind in "fcV")
+        if builtins.any(isinstance(v, (float, np.floating)) or (isinstance(v, np.ndarray) and v.dtype.kind in "fcV")
                for v in (x, y)):
             fl = next(v for v in (x, y) if np.result_type(v).kind in "fcV")
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_aten(np.result_type(fl))}'")
@@ -136,3 +140,34 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
 def equal(input, other) -> bool:
     """True if both tensors have the same shape and elements (``torch.equal``)."""
     return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
+
+
+# ------------------------------------------------------------------------------------------------
+# all, any, count_nonzero (never differentiable)
+# ------------------------------------------------------------------------------------------------
+def _logical(fn, name, input, dim, keepdim, out):
+    a = input._data
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        r = a.astype(bool)  # PyTorch reduces over no dims here, unlike sum
+    else:
+        r = np.asarray(fn(a, axis=_axes(dim, a.ndim, name), keepdims=keepdim))
+    return _out(_make(r.astype(np.uint8) if a.dtype == np.uint8 else r), out)
+
+
+@_np_aliases
+def all(input, dim=None, keepdim=False, *, out=None):
+    """True where every element over ``dim`` is non-zero (``torch.all``); bool, or uint8 for uint8 input."""
+    return _logical(np.all, "all", input, dim, keepdim, out)
+
+
+@_np_aliases
+def any(input, dim=None, keepdim=False, *, out=None):
+    """True where some element over ``dim`` is non-zero (``torch.any``); bool, or uint8 for uint8 input."""
+    return _logical(np.any, "any", input, dim, keepdim, out)
+
+
+@_np_aliases
+def count_nonzero(input, dim=None):
+    """Number of non-zero elements over ``dim`` (int, tuple or None), as int64 (``torch.count_nonzero``)."""
+    a = input._data
+    return _make(np.asarray(np.count_nonzero(a, axis=_axes(dim, a.ndim, "count_nonzero")), np.int64))

@@ -15,14 +15,14 @@ import string
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..autograd.function import Op, linear_backward
 from ._util import unbroadcast
 from .pointwise import _out, cast, mul
 from ._inplace import inplace
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "baddbmm", "addmv",
-           "addbmm", "einsum", "tensordot", "kron", "trace"]
+           "addbmm", "einsum", "tensordot", "trace"]
 
 def _aname(arr):
     """ATen's scalar-type name of an array's dtype ("Float"), as PyTorch's messages spell it."""
@@ -46,9 +46,16 @@ def _operands(fn, input, other, name):
     return input._data, other._data
 
 
-def _check_bool(*arrs):
-    if any(a.dtype == np.bool_ for a in arrs):
+def _check_bool(a, b, empty_ok=False):
+    """PyTorch has no bool matmul kernel; with ``empty_ok`` (mm/bmm/matmul) an empty product needs none."""
+    if (a.dtype == np.bool_ or b.dtype == np.bool_) and not (empty_ok and (a.size == 0 or b.size == 0)):
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+
+
+def _bmm_dtype_error(a, b):  # a bool batch1 fails on PyTorch's missing kernel before the dtype check
+    if a.dtype == np.bool_:
+        return NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    return RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}")
 
 
 def _mm_dtype_error(a, b):
@@ -81,7 +88,7 @@ def _check_expand(shape, target):
 # ------------------------------------------------------------------------------------------------
 def _fold(x, w):
     """``x @ w`` for a matrix ``w``: a stack ``x`` is folded into the rows of one GEMM (a view when contiguous)."""
-    if x.ndim > 2 and isinstance(x, np.ndarray) and x.flags.c_contiguous:
+    if x.ndim > 2 and x.size and isinstance(x, np.ndarray) and x.flags.c_contiguous:
         return (x.reshape(-1, x.shape[-1]) @ w).reshape(x.shape[:-1] + w.shape[1:])
     return np.matmul(x, w)
 
@@ -212,17 +219,16 @@ def _mv_checks(a, b):
 
 
 def _mm_checks(a, b):
-    if a.dtype != b.dtype:
-        raise _mm_dtype_error(a, b)
-    if a.shape[-1] != b.shape[0]:
+    if a.shape[-1] != b.shape[0]:  # PyTorch checks the shapes first
         rows = _prod(a.shape[:-1])
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a.shape[-1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
-
-
-def _batch_checks(a, b):
     if a.dtype != b.dtype:
-        raise RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}")
+        raise _mm_dtype_error(a, b)
+
+
+def _batch_checks(a, b, strict=True):
+    """bmm's shape checks, then dtypes; unless ``strict``, mixed dtypes pass for an empty product."""
     ba, bb = a.shape[:-2], b.shape[:-2]
     try:
         batch = ba if ba == bb else np.broadcast_shapes(ba, bb)
@@ -237,6 +243,9 @@ def _batch_checks(a, b):
         n = _prod(batch)
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {k}] but got: "
                            f"[{n}, {b.shape[-2]}].")
+    if a.dtype != b.dtype and (strict or a.size and b.size):  # strict: a vector, folded into mv
+        raise RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}") if strict else \
+            _bmm_dtype_error(a, b)
 
 
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
@@ -268,9 +277,11 @@ def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
         _mm_checks(a, b)
         op = BatchedMatmulBackward
     else:
-        _batch_checks(a, b)
+        _batch_checks(a, b, strict=da == 1)  # a 1-D left operand folds into mv, which checks dtypes
+        if a.dtype != b.dtype:  # an empty product: zeros of other's dtype, as PyTorch's bmm path
+            return _out(_make(np.matmul(np.zeros(a.shape, b.dtype), b)), out)
         op = BatchedMatmulBackward
-    _check_bool(a, b)
+    _check_bool(a, b, empty_ok=op is not DotBackward0)
     return _out(op.apply(input, other), out)
 
 
@@ -283,7 +294,7 @@ def mm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
     if b.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     _mm_checks(a, b)
-    _check_bool(a, b)
+    _check_bool(a, b, empty_ok=True)
     return _out(MmBackward0.apply(input, mat2), out)
 
 
@@ -295,12 +306,14 @@ def bmm(input: Tensor, mat2: Tensor, *, out=None) -> Tensor:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}")
     if b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
                            f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    _check_bool(a, b)
+    if a.dtype != b.dtype:
+        if a.size and b.size:
+            raise _bmm_dtype_error(a, b)
+        return _out(_make(np.zeros((a.shape[0], a.shape[1], b.shape[2]), b.dtype)), out)  # as PyTorch: mat2's
+    _check_bool(a, b, empty_ok=True)
     return _out(BmmBackward0.apply(input, mat2), out)
 
 
@@ -731,50 +744,8 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
 
 
 # ------------------------------------------------------------------------------------------------
-# kron and trace
+# trace
 # ------------------------------------------------------------------------------------------------
-class KronBackward0(Op):
-    """``kron(a, b)``: ``a`` and ``b`` padded to one rank, interleaved as ``(a0, b0, a1, b1, ...)``."""
-
-    _saves = (0, 1)
-    _graph_recompute = True
-    _saves_for = {0: (1,), 1: (0,)}
-
-    def forward(self, a, b):
-        n = max(a.ndim, b.ndim)
-        A = a.reshape((1,) * (n - a.ndim) + a.shape)
-        B = b.reshape((1,) * (n - b.ndim) + b.shape)
-        self.saved = (A, B)
-        self.sa, self.sb = a.shape, b.shape
-        ai = A.reshape([s for d in A.shape for s in (d, 1)])
-        bi = B.reshape([s for d in B.shape for s in (1, d)])
-        return (ai * bi).reshape([x * y for x, y in zip(A.shape, B.shape)])
-
-    def backward(self, g):
-        A, B = self.saved
-        if self._graph:  # the padded operands again, from the boxed inputs
-            a, b = self._graph_args
-            A, B = a.reshape(A.shape), b.reshape(B.shape)
-        A, B = _cz(A), _cz(B)  # complex: grad * conj(other)
-        n = A.ndim
-        G = g.reshape([s for pair in zip(A.shape, B.shape) for s in pair])
-        ga = gb = None
-        if self._edges[0] is not None:
-            bi = B.reshape([s for d in B.shape for s in (1, d)])
-            ga = (G * bi).sum(axis=tuple(range(1, 2 * n, 2))).reshape(self.sa)
-        if self._edges[1] is not None:
-            ai = A.reshape([s for d in A.shape for s in (d, 1)])
-            gb = (G * ai).sum(axis=tuple(range(0, 2 * n, 2))).reshape(self.sb)
-        return ga, gb
-
-
-def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
-    """Kronecker product (``torch.kron``): shape ``input.shape[i] * other.shape[i]`` after padding the
-    lower-rank operand with leading 1s; dtypes promote as in ``mul``."""
-    a, b = _promote(input, other)
-    return _out(KronBackward0.apply(a, b), out)
-
-
 class TraceBackward0(Op):
     def forward(self, a):
         self.shape = a.shape

@@ -11,17 +11,18 @@ modules ``_cast.py``, ``_out.py`` and ``_inplace.py``.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
-from ..autograd.function import Op
+from ..autograd.function import Op, save_indices
 from ..autograd.grad_mode import _State
 from ._cast import _aten, cast
 from ._inplace import _FAST_INPLACE, inplace_fn
 from ._out import _out
-from ._util import _bshape, _cj, _const, _f32, _need_tensor, _nondiff, _shape, prep2, to_tensor, unbroadcast
+from ._util import _bshape, _cj, _wrap_int, _const, _f32, _need_tensor, _nondiff, _shape, prep2, to_tensor, unbroadcast
 from .sorting import nonzero
 from .unary import SquareBackward, trunc
 
@@ -144,7 +145,10 @@ class PowBackward0(_Binary):
     _saves = (0, 1, "out")
 
     def _f(self, a, b):
-        out = np.power(a, b)
+        try:
+            out = np.power(a, b)
+        except ValueError:  # NumPy refuses integers to negative powers; PyTorch truncates 1 / a**-b
+            out = _int_pow(a, b)
         self.saved = (a, b, out)
         return out
 
@@ -167,6 +171,15 @@ class PowBackward0(_Binary):
                 gb = g * out * np.where((a == 0) & np.greater_equal(b, 0), 0, la)
             gb = unbroadcast(gb, self.sb)
         return ga, gb
+
+
+def _int_pow(a, b):
+    """Integer ``a ** b`` with negative exponents as PyTorch computes it: 1 for a base of 1, +-1 for -1
+    (by the exponent's parity), 0 for every other base."""
+    neg = np.less(b, 0)
+    out = np.power(a, np.where(neg, 0, b))
+    tiny = np.where(np.equal(a, 1), 1, np.where(np.equal(a, -1), 1 - 2 * (np.abs(b) % 2), 0))
+    return np.where(neg, tiny, out).astype(out.dtype, copy=False)
 
 
 class _SavesOperands(_Binary):
@@ -216,9 +229,16 @@ def _scaled(input, other, alpha):
                                         not isinstance(x, (float, complex)) for x in (input, other)):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if not isinstance(other, Tensor):
+        if isinstance(other, bool) and isinstance(input, Tensor) and input._data.dtype.kind == "b":
+            return other and bool(alpha)
         return other * alpha
     if isinstance(input, Tensor):
         input, other = prep2(input, other)
+    k = other._data.dtype.kind
+    if k == "b" and isinstance(alpha, int):  # bool: "+" is "or", alpha only says whether other counts
+        return mul(other, bool(alpha))
+    if k in "iu" and isinstance(alpha, int):  # wraps in the result dtype (uint8 with alpha=-1 subtracts)
+        alpha = _wrap_int(alpha, other._data.dtype)
     return mul(other, alpha)
 
 
@@ -288,10 +308,16 @@ def _is_float(*xs):
 def pow(input, exponent, *, out=None):
     """``input ** exponent`` (``torch.pow``); either may be a scalar."""
     if isinstance(input, Tensor) and not isinstance(exponent, Tensor):
-        if exponent == 2:
+        if exponent == 2 and (type(exponent) is int or input._data.dtype.kind in "fcV"):  # int ** 2.0 is float
             return _out(SquareBackward.apply(input), out)
+        if isinstance(exponent, bool) and input._data.dtype.kind == "b":  # bool ** bool stays bool
+            return _out(cast(_binary(PowBackward0, input, int(exponent)), _dtype.bool), out)
         if isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "iub":
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+    elif isinstance(exponent, Tensor) and exponent._data.dtype.kind == "b" and (
+            input._data.dtype.kind == "b" if isinstance(input, Tensor) else isinstance(input, bool)):
+        _binary(PowBackward0, input, exponent)  # PyTorch's broadcast error comes first
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')  # no bool ** bool kernel
     return _out(_binary(PowBackward0, input, exponent), out)
 
 
@@ -373,8 +399,7 @@ def where(condition, input=None, other=None, *, out=None):
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     if isinstance(condition, Tensor) and condition._data.dtype != np.bool_:
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{condition.dtype._aten_name}")
+        condition = _uint8_condition(condition)
     a, b = prep2(input, other) if (isinstance(input, Tensor) or isinstance(other, Tensor)) else (
         to_tensor(input), to_tensor(other))
     if not isinstance(a, Tensor):
@@ -387,7 +412,24 @@ def where(condition, input=None, other=None, *, out=None):
     except ValueError:
         raise RuntimeError(f"where: shapes {list(cond.shape)}, {list(a._data.shape)} and {list(b._data.shape)} "
                            f"cannot be broadcast together") from None
-    return _out(WhereBackward0.apply(condition if isinstance(condition, Tensor) else cond, a, b), out)
+    return _out(save_indices(WhereBackward0.apply(condition if isinstance(condition, Tensor) else cond, a, b),
+                             condition), out)  # backward reads the condition
+
+
+def _uint8_condition(condition):
+    """A uint8 ``where`` condition as bool, with PyTorch's deprecation warning (once per process, as
+    PyTorch's TORCH_WARN_ONCE); RuntimeError for other non-bool dtypes."""
+    if condition._data.dtype != np.uint8:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{condition.dtype._aten_name}")
+    if not _WARNED:
+        _WARNED.append(True)
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed "
+                      "in a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=3)
+    return _make(condition._data != 0)
+
+
+_WARNED = []  # where's uint8 warning was given
 
 
 def lerp(input, end, weight, *, out=None):

@@ -20,7 +20,7 @@ from ._cast import cast
 from ._out import _out
 from ._util import dims_arg, wrap_dim
 from .indexing import IndexSelectBackward0
-from .shape import _ints, atleast_1d, atleast_2d, atleast_3d, contiguous, expand, flatten, unsqueeze, view
+from .shape import _ints, _varargs, atleast_1d, atleast_2d, atleast_3d, contiguous, expand, flatten, unsqueeze, view
 
 __all__ = """cat concat concatenate stack hstack vstack row_stack dstack repeat_interleave tile flip fliplr flipud roll
 rot90 tril triu diagonal diag diag_embed""".split()
@@ -86,6 +86,12 @@ class CatBackward0(Op):
         return np.concatenate(parts, axis=self.dim) if parts else np.empty((0,), self.meta[0][1])
 
 
+def _int_dim(dim, name):
+    """PyTorch's arg-parser TypeError for a ``dim`` that is not an int (checked before any shape)."""
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}")
+
+
 def cat(tensors, dim=0, *, out=None) -> Tensor:
     """Concatenate ``tensors`` along existing dim ``dim`` (``torch.cat``), promoting dtypes.
 
@@ -93,13 +99,15 @@ def cat(tensors, dim=0, *, out=None) -> Tensor:
     0-d tensors or sizes that differ outside ``dim``; TypeError for a non-Tensor element.
     """
     tensors = _check_tensors(tensors, "cat")
+    if type(dim) is not int:
+        _int_dim(dim, "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, x in enumerate(tensors):
         if x._data.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    ref = next((x for x in tensors if not _legacy_empty(x._data)), tensors[0])
-    d = wrap_dim(dim, ref._data.ndim)
+    ref = next((x for x in tensors if not _legacy_empty(x._data)), None)
+    d = 0 if ref is None else wrap_dim(dim, ref._data.ndim)  # only 1-d empty tensors: any dim (PyTorch)
     return _out(CatBackward0.apply(*_promote(tensors), dim=d), out)
 
 
@@ -130,14 +138,16 @@ def stack(tensors, dim=0, *, out=None) -> Tensor:
     RuntimeError for an empty list or tensors of different shapes.
     """
     tensors = _check_tensors(tensors, "stack")
+    if type(dim) is not int:
+        _int_dim(dim, "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     s0 = tensors[0]._data.shape
+    d = wrap_dim(dim, len(s0) + 1)
     for i, x in enumerate(tensors):
         if x._data.shape != s0:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(s0)} at entry 0 and "
                                f"{list(x._data.shape)} at entry {i}")
-    d = wrap_dim(dim, len(s0) + 1)
     return _out(StackBackward0.apply(*_promote(tensors), dim=d), out)
 
 
@@ -234,11 +244,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
 
 
 def repeat_method(self: Tensor, *sizes, **kw) -> Tensor:
-    return repeat(self, _ints(sizes or (kw["repeats"],), "repeat", "repeats"))
+    return repeat(self, _varargs("repeat", "repeats", sizes, kw))
 
 
 def tile_method(self: Tensor, *dims, **kw) -> Tensor:
-    return tile(self, _ints(dims or (kw["dims"],), "tile", "dims"))
+    return tile(self, _varargs("tile", "dims", dims, kw))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -445,4 +455,4 @@ def diag(input: Tensor, diagonal=0, *, out=None) -> Tensor:
 
 
 def flip_method(self: Tensor, *dims, **kw) -> Tensor:
-    return flip(self, _ints(dims or (kw["dims"],), "flip", "dims"))
+    return flip(self, _varargs("flip", "dims", dims, kw))

@@ -26,7 +26,7 @@ from ._out import _out
 from .pointwise import div, maximum, minimum
 
 __all__ = """sum mean nansum nanmean var std var_mean std_mean prod max min amax amin aminmax argmax argmin
-logsumexp norm all any count_nonzero return_types""".split()
+logsumexp norm return_types""".split()
 
 
 def _tname(a: np.ndarray) -> str:
@@ -61,16 +61,39 @@ _return_type("aminmax", "min max")
 # ------------------------------------------------------------------------------------------------
 # argument helpers
 # ------------------------------------------------------------------------------------------------
-def _np_aliases(fn):
-    """Accept NumPy's ``axis``/``keepdims`` for ``dim``/``keepdim``, as PyTorch's arg parser does."""
+def _np_aliases(fn, overloads=None):
+    """Accept NumPy's ``axis``/``keepdims`` for ``dim``/``keepdim``, as PyTorch's arg parser does; with
+    ``overloads``, its TypeError for ``keepdim=`` without ``dim`` and for ``dim=None`` to an "int dim"."""
+    none_ok = overloads is None or "int dim" not in overloads[2]
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if "axis" in kwargs:
-            kwargs["dim"] = kwargs.pop("axis")
-        if "keepdims" in kwargs:
-            kwargs["keepdim"] = kwargs.pop("keepdims")
+        if kwargs:
+            if "axis" in kwargs:
+                kwargs["dim"] = kwargs.pop("axis")
+            if "keepdims" in kwargs:
+                kwargs["keepdim"] = kwargs.pop("keepdims")
+            if overloads and "keepdim" in kwargs and len(args) < 2 and "dim" not in kwargs:
+                _bad_combination(args, kwargs, *overloads)
+        if not none_ok and (kwargs.get("dim", 0) is None or len(args) > 1 and args[1] is None):
+            _bad_combination(args, kwargs, *overloads)
         return fn(*args, **kwargs)
     return wrapper
+
+
+_SIG_DIM = "bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None"
+
+
+def _keepdim_needs_dim(name, sig_all, sig_dim):
+    """``_np_aliases`` for ops whose ``keepdim`` exists only in PyTorch's overload with ``dim``."""
+    return lambda fn: _np_aliases(fn, (name, sig_all, sig_dim))
+
+
+def _bad_combination(args, kwargs, name, sig_all, sig_dim):
+    got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}".replace("=dtype", "=torch.dtype")
+                                              for k, v in kwargs.items()]
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), but "
+                    f"expected one of:\n * (Tensor input, {sig_all})\n * (Tensor input, {sig_dim})\n")
 
 
 def _isint(d):
@@ -84,14 +107,19 @@ def _axes(dim, ndim, name):
     """
     if dim is None:
         return None
+    _dim_types(dim, name)
+    axes = dims_arg(dim, ndim)
+    return axes if ndim else None
+
+
+def _dim_types(dim, name):
+    """TypeError unless ``dim`` is None, an int or a tuple/list of ints (PyTorch's arg parser runs first)."""
     if isinstance(dim, (tuple, list)):
         if not builtins.all(_isint(d) for d in dim):
             raise TypeError(f"{name}(): argument 'dim' must be tuple of ints, but found element of type "
                             f"{type(next(d for d in dim if not _isint(d))).__name__}")
-    elif not _isint(dim):
+    elif dim is not None and not _isint(dim):
         raise TypeError(f"{name}(): argument 'dim' must be tuple of ints, not {type(dim).__name__}")
-    axes = dims_arg(dim, ndim)
-    return axes if ndim else None
 
 
 def _dim1(dim, ndim, name):
@@ -192,17 +220,18 @@ class NansumBackward0(Op):
         return np.where(np.isnan(a), 0, _expand(g, self.shape, self.axes, self.keepdim)).astype(g.dtype)
 
 
-def _float_input(input, dtype, error):
+def _float_input(input, dtype, error, dim=None):
     """``input``, cast to ``dtype`` if given; RuntimeError ``error`` + its type name unless it is
-    floating or complex."""
+    floating or complex (after the arg parser's TypeError for a ``dim`` of the wrong type)."""
     if dtype is not None:
         input = cast(input, dtype)
     if input._data.dtype.kind not in "fcV":
+        _dim_types(dim, error.partition("(")[0])
         raise RuntimeError(error + _tname(input._data))
     return input
 
 
-@_np_aliases
+@_keepdim_needs_dim("sum", "*, torch.dtype dtype = None", "tuple of ints dim, " + _SIG_DIM)
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over ``dim`` (int, tuple, or None/``()`` for all), as ``torch.sum``.
 
@@ -219,14 +248,14 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return _out(op.apply(input, axes=axes, keepdim=keepdim), out)
 
 
-@_np_aliases
+@_keepdim_needs_dim("mean", "*, torch.dtype dtype = None, Tensor out = None", "tuple of ints dim, " + _SIG_DIM)
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Arithmetic mean over ``dim`` (``torch.mean``); an empty reduction gives nan.
 
     RuntimeError for bool/integer inputs unless a floating ``dtype`` is given.
     """
     input = _float_input(input, dtype, "mean(): could not infer output dtype. Input dtype must be either a "
-                                       "floating point or complex dtype. Got: ")
+                                       "floating point or complex dtype. Got: ", dim)
     axes = _axes(dim, input._data.ndim, "mean")
     op = MeanBackward0 if axes is None else MeanBackward1
     return _out(op.apply(input, axes=axes, keepdim=keepdim), out)
@@ -333,6 +362,7 @@ def _moments(op, name, input, dim, unbiased, keepdim, correction, out=None):
     if correction is None:
         correction = 1 if unbiased is None else int(unbiased)
     if input._data.dtype.kind not in "fcV":
+        _dim_types(dim, name)
         raise RuntimeError("std and var only support floating point and complex dtypes")
     axes = _axes(dim, input._data.ndim, name)
     if _count(input._data.shape, axes) - correction <= 0:
@@ -404,7 +434,7 @@ class ProdBackward0(ProdBackward1):
     """``prod`` over every element."""
 
 
-@_np_aliases
+@_keepdim_needs_dim("prod", "*, torch.dtype dtype = None", "int dim, " + _SIG_DIM)
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Product over one ``dim`` (int) or all elements (``torch.prod``); bool/int inputs give int64.
 
@@ -475,19 +505,26 @@ def _extreme(op, name, input, axes, keepdim):
     return _make(np.asarray(op._fn(a, axis=axes, keepdims=keepdim)))
 
 
+def _extreme_axes(input, dim, name):  # amax/amin's axes; an empty dim is reported before a repeated one
+    a = input._data
+    if a.size == 0 and isinstance(dim, (tuple, list)) and builtins.all(_isint(d) for d in dim):
+        _nonempty(a, [wrap_dim(d, a.ndim) for d in dim] if a.ndim else (), name)
+    return _axes(dim, a.ndim, name)
+
+
 @_np_aliases
 def amax(input, dim=(), keepdim=False, *, out=None):
     """Maximum over ``dim`` (int or tuple; default all) (``torch.amax``); ties share the gradient.
 
     IndexError for a reduced dim of size zero, RuntimeError for an empty input reduced entirely.
     """
-    return _out(_extreme(AmaxBackward0, "amax", input, _axes(dim, input._data.ndim, "amax"), keepdim), out)
+    return _out(_extreme(AmaxBackward0, "amax", input, _extreme_axes(input, dim, "amax"), keepdim), out)
 
 
 @_np_aliases
 def amin(input, dim=(), keepdim=False, *, out=None):
     """Minimum over ``dim`` (``torch.amin``); see ``amax``."""
-    return _out(_extreme(AminBackward0, "amin", input, _axes(dim, input._data.ndim, "amin"), keepdim), out)
+    return _out(_extreme(AminBackward0, "amin", input, _extreme_axes(input, dim, "amin"), keepdim), out)
 
 
 @_np_aliases
@@ -581,6 +618,8 @@ def min(input, dim=None, keepdim=False, *, other=None, out=None):
 def _arg(fn, name, input, dim, keepdim):
     a = input._data
     if a.dtype.kind == "b":
+        if dim is not None and not _isint(dim):
+            _dim1(dim, 0, name)  # the arg parser's TypeError comes first
         raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         if a.size == 0:
@@ -750,34 +789,3 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         p = 2
     axes = _axes(dim, a.ndim, "norm")
     return _out(LinalgVectorNormBackward0.apply(input, ord=float(p), axes=axes, keepdim=keepdim), out)
-
-
-# ------------------------------------------------------------------------------------------------
-# all, any, count_nonzero (never differentiable)
-# ------------------------------------------------------------------------------------------------
-def _logical(fn, name, input, dim, keepdim, out):
-    a = input._data
-    if isinstance(dim, (tuple, list)) and len(dim) == 0:
-        r = a.astype(bool)  # PyTorch reduces over no dims here, unlike sum
-    else:
-        r = np.asarray(fn(a, axis=_axes(dim, a.ndim, name), keepdims=keepdim))
-    return _out(_make(r.astype(np.uint8) if a.dtype == np.uint8 else r), out)
-
-
-@_np_aliases
-def all(input, dim=None, keepdim=False, *, out=None):
-    """True where every element over ``dim`` is non-zero (``torch.all``); bool, or uint8 for uint8 input."""
-    return _logical(np.all, "all", input, dim, keepdim, out)
-
-
-@_np_aliases
-def any(input, dim=None, keepdim=False, *, out=None):
-    """True where some element over ``dim`` is non-zero (``torch.any``); bool, or uint8 for uint8 input."""
-    return _logical(np.any, "any", input, dim, keepdim, out)
-
-
-@_np_aliases
-def count_nonzero(input, dim=None):
-    """Number of non-zero elements over ``dim`` (int, tuple or None), as int64 (``torch.count_nonzero``)."""
-    a = input._data
-    return _make(np.asarray(np.count_nonzero(a, axis=_axes(dim, a.ndim, "count_nonzero")), np.int64))

@@ -13,6 +13,7 @@ from ._inplace import inplace_fn
 from ._out import _out
 from ._util import unbroadcast
 from ._window import _as_tensor
+from .shape import clone
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim"]
 
@@ -121,7 +122,8 @@ def _gather_args(input, dim, index, what, src=None):
     idx = _index_arr(index, what)
     nd = max(a.ndim, 1)
     dim = _wrap_dim(dim, a.ndim)
-    if idx.ndim != a.ndim:
+    dim = dim if a.ndim else 0  # dims 0 and -1 of a 0-d input: its one element's axis
+    if max(idx.ndim, 1) != nd:  # PyTorch counts a 0-d tensor as 1-d here
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     a, i1 = a.reshape(a.shape or (1,)), idx.reshape(idx.shape or (1,))
     for d in range(nd):
@@ -235,9 +237,9 @@ class ScatterBackward0(Op):
             ga, gsv = go * self.self_w / self.a, go[grid] / self.s
         else:  # prod with zeros: the products of the other factors, as PyTorch computes them
             ga, gsv = self._prod_zeros_backward(g)
-        if len(self.sshape) and self._edges[1] is not None:
+        if len(self._edges) > 1 and self._edges[1] is not None:  # a Tensor src (0-d ones count as 1-d)
             gs = np.zeros(self.sshape, g.dtype)
-            gs[tuple(slice(0, n) for n in gsv.shape)] = gsv
+            gs.reshape(gs.shape or (1,))[tuple(slice(0, n) for n in gsv.shape)] = gsv
         return ga.reshape(self.shape), gs
 
     def _prod_zeros_backward(self, g):
@@ -359,9 +361,15 @@ _SCATTER_OPS = {"scatter": ScatterBackward0, "scatter_add": ScatterAddBackward0,
 
 def _scatter(input, dim, index, src, reduce, include_self, what):
     srcarr = src._data if isinstance(src, Tensor) else None
+    if isinstance(index, Tensor) and index._data.size == 0:  # PyTorch returns a copy before any shape check
+        _wrap_dim(dim, input._data.ndim)
+        _index_arr(index, what)
+        if srcarr is not None and srcarr.dtype != input._data.dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+        return clone(input)
     dim, idx = _gather_args(input, dim, index, what, srcarr)
     if isinstance(src, Tensor):
-        if src._data.ndim != input._data.ndim:
+        if max(src._data.ndim, 1) != max(input._data.ndim, 1):
             raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
         if src._data.dtype != input._data.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
@@ -452,7 +460,8 @@ class TakeAlongDimBackward0(Op):
 def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Tensor:
     """Values of ``input`` at ``indices`` along ``dim``, broadcasting the other dims
     (``torch.take_along_dim``, like ``np.take_along_axis``); the flattened input when ``dim`` is None."""
-    # a copy: PyTorch's backward reads its own broadcast copy, so changing ``indices`` later is fine there
+    # a copy: PyTorch's backward reads its own broadcast copy, so changing ``indices`` later is fine there,
+    # except without ``dim``, where PyTorch gathers from a view of ``indices`` and version-checks it
     idx = np.array(_index_arr(indices, "take_along_dim"))
     if dim is None:
         _check_bounds(idx, input._data.size, 0, IndexError)
@@ -463,7 +472,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
                                f"dimensions, but got {input._data.ndim} dimensions for input, and {idx.ndim} "
                                f"dimensions for indices")
         _check_bounds(idx, input._data.shape[dim], dim, IndexError)
-    return _out(TakeAlongDimBackward0.apply(input, dim=dim, idx=idx), out)
+    r = TakeAlongDimBackward0.apply(input, dim=dim, idx=idx)
+    return _out(save_indices(r, indices) if dim is None else r, out)
 
 
 # in-place forms (recorded through _inplace.inplace)

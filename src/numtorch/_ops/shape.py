@@ -265,6 +265,10 @@ def permute(input: Tensor, dims) -> Tensor:
 def transpose(input: Tensor, dim0, dim1) -> Tensor:
     """The view with dims ``dim0`` and ``dim1`` swapped (``torch.transpose``); IndexError for a bad dim."""
     nd = input._data.ndim
+    if type(dim0) is not int or type(dim1) is not int:  # the arg parser checks both before any range
+        for pos, (arg, d) in enumerate((("dim0", dim0), ("dim1", dim1)), 2):
+            if not isinstance(d, (int, np.integer)):
+                raise TypeError(f"transpose(): argument '{arg}' (position {pos}) must be int, not {type(d).__name__}")
     d0, d1 = wrap_dim(dim0, nd), wrap_dim(dim1, nd)
     if nd == 0:  # dims 0 / -1 of a 0-d tensor: itself, as a view
         return reshape(input, ())
@@ -284,8 +288,7 @@ def t(input: Tensor) -> Tensor:
 def movedim(input: Tensor, source, destination) -> Tensor:
     """Move dims ``source`` to positions ``destination`` (ints or sequences), as a permute view."""
     nd = input._data.ndim
-    src = _ints((source,), "movedim", "source")
-    dst = _ints((destination,), "movedim", "destination")
+    src, dst = _movedim_args(source, destination)
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
                            f"contain the same number of dims as destination ({list(dst)} dims)")
@@ -294,6 +297,8 @@ def movedim(input: Tensor, source, destination) -> Tensor:
     for name, ds in (("source", src), ("destination", dst)):
         if len(set(ds)) != len(ds):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(ds)})")
+    if nd == 0:  # dims 0 / -1 of a 0-d tensor: itself, as a view
+        return reshape(input, ())
     rest = [d for d in range(nd) if d not in src]
     order = [None] * nd
     for s, d in zip(src, dst):
@@ -304,6 +309,26 @@ def movedim(input: Tensor, source, destination) -> Tensor:
 
 
 moveaxis = movedim
+
+
+def _movedim_args(source, destination):
+    """``movedim``'s two overloads, (int, int) and (tuple of ints, tuple of ints), as two tuples;
+    PyTorch's arg-parser TypeError for anything else (a float, None, an int with a list...)."""
+    def kind(x):
+        if isinstance(x, (int, np.integer)):
+            return "int"
+        if isinstance(x, (tuple, list)) and all(isinstance(d, (int, np.integer)) for d in x):
+            return "ints"
+        return None
+    k = kind(source)
+    if k is None or kind(destination) != k:
+        raise TypeError(f"movedim() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(source).__name__}, {type(destination).__name__}), but expected one of:\n"
+                        f" * (Tensor input, int source, int destination)\n"
+                        f" * (Tensor input, tuple of ints source, tuple of ints destination)\n")
+    if k == "int":
+        return (int(source),), (int(destination),)
+    return tuple(int(d) for d in source), tuple(int(d) for d in destination)
 
 
 def T_prop(self: Tensor) -> Tensor:
@@ -365,17 +390,32 @@ class UnsqueezeBackward0(Op):
         return np.squeeze(g, axis=self.dim)
 
 
-def squeeze(input: Tensor, dim=None) -> Tensor:
+class _AllDims:
+    """The default of ``squeeze``'s ``dim``: no dim given (an explicit ``None`` is a TypeError)."""
+
+    def __repr__(self):
+        return "<all dims>"
+
+
+_ALL_DIMS = _AllDims()
+
+
+def squeeze(input: Tensor, dim=_ALL_DIMS) -> Tensor:
     """Remove size-1 dims: all of them, or those among ``dim`` (int or tuple) (``torch.squeeze``).
 
-    Dims in ``dim`` whose size is not 1 are left alone; IndexError for a bad dim.
+    Dims in ``dim`` whose size is not 1 are left alone; IndexError for a bad dim, TypeError for a
+    ``dim`` that is not an int or a tuple of ints (``None`` included, as PyTorch's arg parser).
     """
     shp = input._data.shape
-    if dim is None:
+    if dim is _ALL_DIMS:
         return SqueezeBackward0.apply(input, axes=tuple(i for i, s in enumerate(shp) if s == 1))
     if isinstance(dim, (tuple, list)):
         dims = dims_arg(dim, len(shp)) or ()
         return SqueezeBackward2.apply(input, axes=tuple(d for d in dims if shp[d] == 1))
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"squeeze() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(dim).__name__}), but expected one of:\n * (Tensor input)\n * (Tensor input, int dim)\n"
+                        f" * (Tensor input, tuple of ints dim)\n")
     d = wrap_dim(dim, len(shp))
     return SqueezeBackward1.apply(input, axes=(d,) if shp and shp[d] == 1 else ())
 
@@ -538,12 +578,22 @@ def view_method(self: Tensor, *shape, size=None, dtype=None) -> Tensor:
 
 
 def reshape_method(self: Tensor, *shape, **kw) -> Tensor:
-    return reshape(self, _ints(shape or (kw["shape"],), "reshape", "shape"))
+    return reshape(self, _varargs("reshape", "shape", shape, kw))
+
+
+def _varargs(name, arg, args, kw):
+    """``x.permute(1, 0)`` / ``x.permute((1, 0))`` / ``x.permute(dims=(1, 0))``; PyTorch's TypeError when
+    the argument is missing."""
+    if not args:
+        if arg not in kw:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "{arg}"')
+        args = (kw[arg],)
+    return _ints(args, name, arg)
 
 
 def permute_method(self: Tensor, *dims, **kw) -> Tensor:
-    return permute(self, _ints(dims or (kw["dims"],), "permute", "dims"))
+    return permute(self, _varargs("permute", "dims", dims, kw))
 
 
 def expand_method(self: Tensor, *sizes, **kw) -> Tensor:
-    return expand(self, _ints(sizes or (kw["size"],), "expand"))
+    return expand(self, _varargs("expand", "size", sizes, kw))

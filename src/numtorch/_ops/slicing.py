@@ -42,6 +42,11 @@ class SplitWithSizesBackward0(SplitBackward0):
 def split(tensor: Tensor, split_size_or_sections, dim=0):
     """Views of consecutive pieces along ``dim`` (``torch.split``): of size ``split_size`` each (the
     last may be smaller) or of the listed sizes. RuntimeError when the sizes do not fit."""
+    if not isinstance(dim, (int, np.integer)):  # PyTorch's arg parser, before any shape check
+        raise TypeError(f"split() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(split_size_or_sections).__name__}, {type(dim).__name__}), but expected one of:\n"
+                        f" * (Tensor input, int split_size, int dim = 0)\n"
+                        f" * (Tensor input, tuple of ints split_size, int dim = 0)\n")
     if tensor._data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, tensor._data.ndim)
@@ -64,6 +69,9 @@ def split(tensor: Tensor, split_size_or_sections, dim=0):
 
 def chunk(input: Tensor, chunks, dim=0):
     """Split into ``chunks`` views of size ``ceil(n / chunks)`` (fewer if they run out) (``torch.chunk``)."""
+    for pos, (arg, v) in enumerate((("chunks", chunks), ("dim", dim)), 2):  # the arg parser's checks first
+        if not isinstance(v, (int, np.integer)):
+            raise TypeError(f"chunk(): argument '{arg}' (position {pos}) must be int, not {type(v).__name__}")
     if input._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:

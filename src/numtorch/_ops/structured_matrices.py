@@ -1,5 +1,5 @@
 """Matrices built with a fixed structure from their inputs: the block-diagonal matrix of several
-tensors (``block_diag``, an ``Op``) and the Vandermonde matrix of a vector (``vander``, a composite
+tensors (``block_diag``, an ``Op``), the Kronecker product (``kron``, an ``Op``) and the Vandermonde matrix of a vector (``vander``, a composite
 of differentiable ops).
 """
 from __future__ import annotations
@@ -9,13 +9,16 @@ import builtins
 import numpy as np
 
 from .. import _dtype
+from .._tensor import Tensor
 from ..autograd.function import Op
 from .creation import ones
 from .cumulative import cumprod
+from .matmul import _cz, _promote
+from ._out import _out
 from .pointwise import cast
 from .rearrange import cat
 
-__all__ = ["block_diag", "vander"]
+__all__ = ["block_diag", "kron", "vander"]
 
 
 class BlockDiagBackward0(Op):
@@ -67,3 +70,45 @@ def vander(x, N=None, increasing=False):
         res = cat([res[:, :1], cumprod(x.unsqueeze(1).expand(-1, n - 1), 1)], 1)
     res = res[:, :n]
     return res if increasing else res.flip(1)
+
+
+class KronBackward0(Op):
+    """``kron(a, b)``: ``a`` and ``b`` padded to one rank, interleaved as ``(a0, b0, a1, b1, ...)``."""
+
+    _saves = (0, 1)
+    _graph_recompute = True
+    _saves_for = {0: (1,), 1: (0,)}
+
+    def forward(self, a, b):
+        n = max(a.ndim, b.ndim)
+        A = a.reshape((1,) * (n - a.ndim) + a.shape)
+        B = b.reshape((1,) * (n - b.ndim) + b.shape)
+        self.saved = (A, B)
+        self.sa, self.sb = a.shape, b.shape
+        ai = A.reshape([s for d in A.shape for s in (d, 1)])
+        bi = B.reshape([s for d in B.shape for s in (1, d)])
+        return (ai * bi).reshape([x * y for x, y in zip(A.shape, B.shape)])
+
+    def backward(self, g):
+        A, B = self.saved
+        if self._graph:  # the padded operands again, from the boxed inputs
+            a, b = self._graph_args
+            A, B = a.reshape(A.shape), b.reshape(B.shape)
+        A, B = _cz(A), _cz(B)  # complex: grad * conj(other)
+        n = A.ndim
+        G = g.reshape([s for pair in zip(A.shape, B.shape) for s in pair])
+        ga = gb = None
+        if self._edges[0] is not None:
+            bi = B.reshape([s for d in B.shape for s in (1, d)])
+            ga = (G * bi).sum(axis=tuple(range(1, 2 * n, 2))).reshape(self.sa)
+        if self._edges[1] is not None:
+            ai = A.reshape([s for d in A.shape for s in (d, 1)])
+            gb = (G * ai).sum(axis=tuple(range(0, 2 * n, 2))).reshape(self.sb)
+        return ga, gb
+
+
+def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """Kronecker product (``torch.kron``): shape ``input.shape[i] * other.shape[i]`` after padding the
+    lower-rank operand with leading 1s; dtypes promote as in ``mul``."""
+    a, b = _promote(input, other)
+    return _out(KronBackward0.apply(a, b), out)
