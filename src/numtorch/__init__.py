@@ -106,6 +106,9 @@ from . import func  # torch.func (functorch's transforms)
 from . import accelerator, amp, backends, cuda, distributed
 from . import jit, multiprocessing, onnx, version  # noqa: E402  (compat: torch.jit/.multiprocessing/.onnx/.version)
 from .amp import autocast
+from . import _C, compiler, hub, library  # noqa: E402  (torch._C odds and ends, torch.compiler, offline torch.hub, torch.library)
+from .library import ops  # noqa: E402  (torch.ops: Python custom ops; compiled libraries cannot load)
+from ._checks import *  # noqa: F401,F403,E402  (torch._assert, torch._check*)
 _LAZY_SUBMODULES = ("distributions", "special", "fft", "profiler")  # imported on first use: keeps imports light
 
 
