@@ -108,6 +108,7 @@ from . import jit, multiprocessing, onnx, version  # noqa: E402  (compat: torch.
 from .amp import autocast
 from . import _C, compiler, hub, library  # noqa: E402  (torch._C odds and ends, torch.compiler, offline torch.hub, torch.library)
 from .library import ops  # noqa: E402  (torch.ops: Python custom ops; compiled libraries cannot load)
+from ._memory_format import *  # noqa: F401,F403,E402  (torch.channels_last ...)
 from ._checks import *  # noqa: F401,F403,E402  (torch._assert, torch._check*)
 _LAZY_SUBMODULES = ("distributions", "special", "fft", "profiler")  # imported on first use: keeps imports light
 

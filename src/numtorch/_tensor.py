@@ -144,6 +144,14 @@ class Tensor:
         return self._data.__array_interface__["data"][0]
 
     def is_contiguous(self, memory_format=None) -> bool:
+        """Row-major contiguity; with ``torch.channels_last`` (4-D) / ``channels_last_3d`` (5-D), whether the
+        strides are in N, spatial..., C order (memory formats are compared by name: they live above this layer)."""
+        name = str(memory_format)
+        if name.endswith(("channels_last", "channels_last_3d")):
+            nd = 4 if name.endswith("channels_last") else 5
+            if self._data.ndim != nd:
+                return False
+            return self._data.transpose(0, *range(2, nd), 1).flags.c_contiguous
         return self._data.flags.c_contiguous
 
     def is_floating_point(self) -> bool:
