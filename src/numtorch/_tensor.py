@@ -64,6 +64,8 @@ class Tensor:
     __array_priority__ = 1000  # NumPy scalars/arrays defer to Tensor's reflected operators, as in PyTorch
 
     def __init__(self, *args, **kwargs):
+        if hasattr(self, "_data"):  # a subclass's __new__ already made it (x.as_subclass(cls)): as in PyTorch,
+            return                  # __init__ then changes nothing
         if kwargs.get("device") is not None:
             check(kwargs["device"])
         if len(args) == 1 and isinstance(args[0], np.ndarray):
@@ -106,6 +108,9 @@ class Tensor:
     @property
     def is_cpu(self):
         return True
+
+    # numtorch tensors live on the CPU, dense and unquantized: the other devices' and layouts' flags are False
+    is_mps = is_xpu = is_meta = is_quantized = is_sparse = is_mkldnn = is_cuda
 
     @property
     def layout(self):

@@ -9,6 +9,8 @@ grid's gradient through the interpolation weights (zero for nearest), as ATen do
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -114,6 +116,10 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
     if padding_mode not in _PADDING:
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                      "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                      "grid_sample for details.", UserWarning, stacklevel=2)
     x, gr = input._data, grid._data
     if x.ndim == 5:
         raise NotImplementedError("numtorch: grid_sample for 5-D (volumetric) input is not implemented")
