@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Op
-from ._window import _along
+from ._window import _along_axes
 
 
 def _scale(n_in, n_out, align_corners, scale):
@@ -74,17 +74,11 @@ class _Matrices(Op):
     _graph_constants = ("mats",)
 
     def forward(self, x, *, mats):
-        self.mats = mats = tuple(m.astype(x.dtype) for m in mats)
-        nd = len(mats)
-        for i in reversed(range(nd)):
-            x = _along(x, mats[i], x.ndim - nd + i)
-        return x
+        self.mats = tuple(m.astype(x.dtype) for m in mats)
+        return _along_axes(x, self.mats)
 
     def backward(self, g):
-        nd = len(self.mats)
-        for i in range(nd):
-            g = _along(g, self.mats[i].T, g.ndim - nd + i)
-        return g
+        return _along_axes(g, self.mats, transpose=True)
 
 
 class UpsampleBicubic2DBackward0(_Matrices):
