@@ -267,9 +267,36 @@ def test_interpolate_errors_match_pytorch(name, fn):
     _err(fn, (2, 3, 6, 6))
 
 
-def test_interpolate_bicubic_not_implemented():
-    with pytest.raises(NotImplementedError):
-        F.interpolate(nt.zeros(1, 1, 4, 4), size=3, mode="bicubic")
+BICUBIC_AA = [((2, 3, 9, 7), dict(size=(20, 15), mode="bicubic")),
+              ((1, 2, 9, 7), dict(size=(20, 15), mode="bicubic", align_corners=True)),
+              ((1, 2, 19, 17), dict(scale_factor=0.3, mode="bicubic")),
+              ((2, 3, 40, 50), dict(size=(20, 17), mode="bilinear", antialias=True)),
+              ((1, 2, 10, 12), dict(size=(23, 31), mode="bilinear", antialias=True)),
+              ((1, 2, 40, 50), dict(size=(13, 11), mode="bicubic", antialias=True)),
+              ((1, 1, 30, 30), dict(size=(7, 9), mode="bilinear", antialias=True, align_corners=True)),
+              ((1, 1, 30, 30), dict(scale_factor=(0.4, 0.25), mode="bicubic", antialias=True))]
+
+
+@pytest.mark.parametrize("shape,kw", BICUBIC_AA, ids=[f"{k['mode']}-aa{k.get('antialias', False)}-{i}"
+                                                      for i, (_, k) in enumerate(BICUBIC_AA)])
+def test_interpolate_bicubic_and_antialias(shape, kw, fdtype):
+    tol = dict(rtol=1e-5, atol=1e-5) if fdtype == np.float32 else None  # float32 gradients sum up to ~20 terms
+    out = check(lambda x: F.interpolate(x, **kw), lambda x: RF.interpolate(x, **kw), _arr(shape, fdtype), fdtype, tol)
+    name = "UpsampleBicubic2D" if kw["mode"] == "bicubic" else "UpsampleBilinear2D"
+    assert type(out.grad_fn).__name__ == name + ("AaBackward0" if kw.get("antialias") else "Backward0")
+
+
+def test_interpolate_bicubic_antialias_gradcheck():
+    assert gradcheck(lambda x: F.interpolate(x, size=(5, 3), mode="bicubic"), (_leaf((1, 2, 3, 4)),))
+    assert gradcheck(lambda x: F.interpolate(x, size=(2, 3), mode="bilinear", antialias=True), (_leaf((1, 1, 5, 7)),))
+
+
+def test_interpolate_antialias_errors():
+    _err(lambda M, x: M.interpolate(x, size=3, mode="nearest", antialias=True), (1, 1, 4, 4))
+    _err(lambda M, x: M.interpolate(x, size=3, mode="linear", antialias=True), (1, 1, 4))
+    # PyTorch resamples uint8 with fixed-point antialiasing kernels; numtorch does floating point only
+    with pytest.raises(NotImplementedError, match="upsample_bilinear2d_aa"):
+        F.interpolate(nt.zeros(1, 1, 4, 4, dtype=nt.uint8), size=3, mode="bilinear", antialias=True)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from . import _dtype
 from ._device import device
 from ._dtype import (bfloat16, bool, complex64, complex128, dtype, float16, float32, float64,  # noqa: A004
                      get_default_dtype, int8, int16, int32, int64, promote_types, result_type,
-                     set_default_dtype, uint8)
+                     set_default_dtype, uint8, uint16, uint32, uint64)
 from ._tensor import Size, Tensor
 from . import _tensor_methods  # noqa: F401  (attaches every Tensor method and operator)
 from ._ops.creation import *  # noqa: F401,F403
@@ -105,7 +105,11 @@ from . import linalg  # torch.linalg (the matmul family is _ops/matmul.py)
 from . import func  # torch.func (functorch's transforms)
 from . import accelerator, amp, backends, cuda, distributed
 from . import jit, multiprocessing, onnx, version  # noqa: E402  (compat: torch.jit/.multiprocessing/.onnx/.version)
-from .amp import autocast
+from .amp import autocast, is_autocast_enabled
+from . import _C, compiler, hub, library  # noqa: E402  (torch._C odds and ends, torch.compiler, offline torch.hub, torch.library)
+from .library import ops  # noqa: E402  (torch.ops: Python custom ops; compiled libraries cannot load)
+from ._memory_format import *  # noqa: F401,F403,E402  (torch.channels_last ...)
+from ._checks import *  # noqa: F401,F403,E402  (torch._assert, torch._check*)
 _LAZY_SUBMODULES = ("distributions", "special", "fft", "profiler")  # imported on first use: keeps imports light
 
 

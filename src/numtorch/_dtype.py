@@ -11,7 +11,7 @@ import builtins
 import numpy as np
 
 __all__ = ["dtype", "float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64",
-           "uint8", "bool", "complex64", "complex128", "get_default_dtype", "set_default_dtype",
+           "uint8", "uint16", "uint32", "uint64", "bool", "complex64", "complex128", "get_default_dtype", "set_default_dtype",
            "promote_types", "result_type", "to_np", "from_np"]
 
 
@@ -85,12 +85,31 @@ class _LazyDtype(dtype):
 _np_slot = dtype.__dict__["np"]  # the slot's descriptor, shadowed by _LazyDtype.np
 
 
+class _ShellDtype(dtype):
+    """``uint16``/``uint32``/``uint64``: named, comparable and printable (libraries test ``dtype ==
+    torch.uint16``), but numtorch makes no tensors of them: asking for their storage raises TypeError.
+    (PyTorch itself supports them in few ops and does not promote them.)"""
+
+    __slots__ = ()
+
+    def __init__(self, name, itemsize):
+        self.name, self._cat, self.itemsize = name, 1, itemsize
+        self.is_floating_point = self.is_complex = self.is_signed = False
+        self._set_names()
+
+    @property
+    def np(self):
+        raise TypeError(f"numtorch does not support tensors of dtype torch.{self.name} (PyTorch's limited "
+                        "unsigned types); use torch.int32 or torch.int64")
+
+
 # name -> (ATen ScalarType name, C++ type name), as PyTorch prints them in error messages
 _TYPE_NAMES = {
     "float32": ("Float", "float"), "float64": ("Double", "double"), "float16": ("Half", "c10::Half"),
     "bfloat16": ("BFloat16", "c10::BFloat16"), "int8": ("Char", "signed char"), "int16": ("Short", "short int"),
     "int32": ("Int", "int"), "int64": ("Long", "long int"), "uint8": ("Byte", "unsigned char"),
-    "bool": ("Bool", "bool"), "complex64": ("ComplexFloat", "c10::complex<float>"),
+    "bool": ("Bool", "bool"), "uint16": ("UInt16", "uint16_t"), "uint32": ("UInt32", "uint32_t"),
+    "uint64": ("UInt64", "uint64_t"), "complex64": ("ComplexFloat", "c10::complex<float>"),
     "complex128": ("ComplexDouble", "c10::complex<double>"),
 }
 
@@ -106,6 +125,7 @@ uint8 = dtype("uint8", np.uint8, 1)
 bool = dtype("bool", np.bool_, 0)  # noqa: A001 - PyTorch's name
 complex64 = dtype("complex64", np.complex64, 3)
 complex128 = dtype("complex128", np.complex128, 3)
+uint16, uint32, uint64 = _ShellDtype("uint16", 2), _ShellDtype("uint32", 4), _ShellDtype("uint64", 8)
 
 _ALL = (float32, float64, float16, bfloat16, int8, int16, int32, int64, uint8, bool, complex64, complex128)
 _NP2DT = {d.np: d for d in _ALL if not isinstance(d, _LazyDtype)}

@@ -64,6 +64,8 @@ class Tensor:
     __array_priority__ = 1000  # NumPy scalars/arrays defer to Tensor's reflected operators, as in PyTorch
 
     def __init__(self, *args, **kwargs):
+        if hasattr(self, "_data"):  # a subclass's __new__ already made it (x.as_subclass(cls)): as in PyTorch,
+            return                  # __init__ then changes nothing
         if kwargs.get("device") is not None:
             check(kwargs["device"])
         if len(args) == 1 and isinstance(args[0], np.ndarray):
@@ -107,6 +109,9 @@ class Tensor:
     def is_cpu(self):
         return True
 
+    # numtorch tensors live on the CPU, dense and unquantized: the other devices' and layouts' flags are False
+    is_mps = is_xpu = is_meta = is_quantized = is_sparse = is_mkldnn = is_cuda
+
     @property
     def layout(self):
         return "torch.strided"
@@ -144,6 +149,14 @@ class Tensor:
         return self._data.__array_interface__["data"][0]
 
     def is_contiguous(self, memory_format=None) -> bool:
+        """Row-major contiguity; with ``torch.channels_last`` (4-D) / ``channels_last_3d`` (5-D), whether the
+        strides are in N, spatial..., C order (memory formats are compared by name: they live above this layer)."""
+        name = str(memory_format)
+        if name.endswith(("channels_last", "channels_last_3d")):
+            nd = 4 if name.endswith("channels_last") else 5
+            if self._data.ndim != nd:
+                return False
+            return self._data.transpose(0, *range(2, nd), 1).flags.c_contiguous
         return self._data.flags.c_contiguous
 
     def is_floating_point(self) -> bool:

@@ -91,7 +91,7 @@ Tensor.__imatmul__ = Tensor.__matmul__  # PyTorch has no in-place matmul: `a @= 
 # ---- shape and views, strided views, slicing, rearrangements, complex views -----------------------
 _bind(shape, """view=view_method view_as reshape=reshape_method reshape_as flatten unflatten ravel
          permute=permute_method transpose swapaxes swapdims t movedim moveaxis squeeze unsqueeze
-         expand=expand_method expand_as broadcast_to clone contiguous""")
+         expand=expand_method expand_as broadcast_to clone contiguous as_subclass""")
 Tensor.T, Tensor.mT = property(shape.T_prop), property(shape.mT_prop)
 Tensor.H, Tensor.mH = property(_complex.H_prop), property(_complex.mH_prop)
 _bind(strided, "unfold as_strided squeeze_ unsqueeze_ t_ transpose_ swapdims_=transpose_ swapaxes_=transpose_ resize_")

@@ -83,6 +83,15 @@ def _along(x, m, axis):
     return np.moveaxis(np.matmul(np.moveaxis(x, axis, -1), m.T), -1, axis)
 
 
+def _along_axes(x, mats, transpose=False):
+    """Apply one (out, in) matrix per trailing axis (``mats[i]`` to axis ``-len(mats) + i``), last axis
+    first; ``transpose`` applies the transposes in the opposite order (the backward of the same map)."""
+    nd = len(mats)
+    for i in (range(nd) if transpose else reversed(range(nd))):
+        x = _along(x, mats[i].T if transpose else mats[i], x.ndim - nd + i)
+    return x
+
+
 def _as_tensor(a):
     """The Tensor of a graph backward's box (its ``t``; create_graph=True), or a constant array as a Tensor."""
     return a if isinstance(a, Tensor) else a.t if hasattr(a, "t") else _make(np.asarray(a))

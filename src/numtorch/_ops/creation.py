@@ -20,7 +20,7 @@ from .._tensor import Tensor, _make
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace", "eye", "scalar_tensor",
-           "tril_indices", "triu_indices", "meshgrid", "empty_strided"]
+           "tril_indices", "triu_indices", "meshgrid", "empty_strided", "frombuffer"]
 
 
 def _infer_dtype(data):
@@ -119,6 +119,27 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
 
 
 asarray = as_tensor
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False) -> Tensor:
+    """A 1-D tensor over the bytes of ``buffer`` (any object with the buffer protocol), sharing its memory
+    (``torch.frombuffer``): ``count`` elements (-1: all) of ``dtype`` from byte ``offset``. ValueError
+    when the buffer is empty or too short, as in PyTorch; a read-only buffer gives a tensor that must
+    not be written (PyTorch warns about it too)."""
+    npd = _dtype.to_np(dtype)
+    n = len(memoryview(buffer).cast("B"))
+    if n <= 0:
+        raise ValueError("both buffer length (0) and count (-1) must not be 0")
+    if not 0 <= offset < n:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+                         f"({n} bytes) minus 1")
+    if count <= 0 and (n - offset) % npd.itemsize:
+        raise ValueError(f"buffer length ({n - offset} bytes) after offset ({offset} bytes) must be a multiple of "
+                         f"element size ({npd.itemsize})")
+    if count > 0 and offset + count * npd.itemsize > n:
+        raise ValueError(f"requested buffer length ({count} * {npd.itemsize} bytes) after offset ({offset} bytes) "
+                         f"must not be greater than actual buffer length ({n} bytes)")
+    return _make(np.frombuffer(buffer, dtype=npd, count=count, offset=offset), requires_grad)
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:

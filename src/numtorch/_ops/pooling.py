@@ -21,7 +21,7 @@ from .._dtype import from_np
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from . import pointwise as _P, unary as _U
-from ._window import _along, _as_tensor, _check_tensor, _crop, _offset_slices, _pad_const, _windows
+from ._window import _along_axes, _as_tensor, _check_tensor, _crop, _offset_slices, _pad_const, _windows
 from .conv import _graph_input_grad
 from .scatter import scatter_add
 
@@ -449,15 +449,10 @@ class _AdaptiveAvg(Op):
     def forward(self, x, *, out_sp):
         nd = len(out_sp)
         self.mats = [_adaptive_matrix(s, o, x.dtype) for s, o in zip(x.shape[-nd:], out_sp)]
-        for i in reversed(range(nd)):
-            x = _along(x, self.mats[i], x.ndim - nd + i)
-        return x
+        return _along_axes(x, self.mats)
 
     def backward(self, g):
-        nd = len(self.mats)
-        for i in range(nd):
-            g = _along(g, self.mats[i].T, g.ndim - nd + i)
-        return g
+        return _along_axes(g, self.mats, transpose=True)
 
 
 class AdaptiveAvgPool1DBackward0(_AdaptiveAvg):

@@ -19,6 +19,7 @@ from .._tensor import Tensor
 from ..autograd.function import Op
 from ._window import _along, _check_tensor
 from .pooling import adaptive_avg_pool
+from .resample_weights import resample_by_matrices
 
 __all__ = ["channel_shuffle"]
 
@@ -115,12 +116,13 @@ _LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """``F.interpolate`` for 3-D/4-D/5-D input (N, C, *S): modes "nearest", "nearest-exact", "linear"
-    (3-D), "bilinear" (4-D), "trilinear" (5-D) and "area" (adaptive average pooling).
+    (3-D), "bilinear" (4-D), "bicubic" (4-D), "trilinear" (5-D) and "area" (adaptive average pooling);
+    ``antialias=True`` with "bilinear"/"bicubic" (4-D, floating point; ``resample_weights.py``).
 
     Output size is ``size`` or ``floor(S * scale_factor)``; a given ``scale_factor`` is also the scale
     used for source coordinates unless ``recompute_scale_factor``. Raises ValueError for both/neither of
     size and scale_factor, mismatched lengths or ``align_corners`` with a non-interpolating mode;
-    NotImplementedError for "bicubic", ``antialias`` and unknown modes.
+    NotImplementedError for unknown modes and ``antialias`` with other modes.
     """
     _check_tensor(input, "interpolate")
     x = input._data
@@ -173,10 +175,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode in ("nearest", "nearest-exact") and x.dtype.kind not in "fV" and x.dtype != np.uint8:
         kernel = "upsample_nearest2d_channels_last" if nd == 2 else "compute_indices_weights_nearest"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype._aten_name}'")
-    if antialias:
-        raise NotImplementedError("numtorch: interpolate(antialias=True) is not implemented")
-    if mode == "bicubic":
-        return _not_impl(mode, nd)
+    if antialias and (mode not in ("bilinear", "bicubic") or nd != 2):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
+    if antialias or mode == "bicubic":
+        if nd != 2:
+            raise NotImplementedError(f"Got {x.ndim}D input, but bicubic mode needs 4D input")
+        if x.dtype.kind != "f":
+            kernel = "upsample_bicubic2d_aa" if mode == "bicubic" else "upsample_bilinear2d_aa"
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype._aten_name}'")
+        return resample_by_matrices(input, out_sp, scales, align_corners, mode, antialias)
     if mode in _LINEAR:
         if x.dtype.kind != "f":
             kernel = "compute_indices_weights_linear" if nd == 1 else f"upsample_{mode}{nd}d_channels_last"

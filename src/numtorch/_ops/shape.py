@@ -146,6 +146,17 @@ def view_as(input: Tensor, other: Tensor) -> Tensor:
     return view(input, other._data.shape)
 
 
+def as_subclass(input: Tensor, cls) -> Tensor:
+    """``Tensor.as_subclass(cls)``: an alias of ``input`` (same data, in the same autograd graph through an
+    ``AliasBackward0`` node) whose type is ``cls``, a subclass of Tensor. Ops on it return plain Tensors:
+    numtorch does not dispatch ``__torch_function__``."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(f"as_subclass(): argument 'cls' must be a subclass of torch.Tensor, not {cls!r}")
+    out = input[...]  # the Ellipsis index: a view recorded as AliasBackward0
+    out.__class__ = cls
+    return out
+
+
 def reshape(input: Tensor, shape) -> Tensor:
     """``input`` with ``shape``: a view when the strides allow, else a copy (``torch.reshape``).
 

@@ -83,8 +83,13 @@ def chunk(input: Tensor, chunks, dim=0):
     return split(input, -(-n // chunks), d)
 
 
-def tensor_split(input: Tensor, indices_or_sections, dim=0):
-    """Views split into ``sections`` near-equal parts or at the given ``indices`` (``torch.tensor_split``)."""
+def tensor_split(input: Tensor, indices_or_sections=None, dim=0, *, indices=None, sections=None):
+    """Views split into ``sections`` near-equal parts or at the given ``indices`` (``torch.tensor_split``;
+    the split may also be passed by keyword as ``indices=`` or ``sections=``)."""
+    given = [v for v in (indices_or_sections, indices, sections) if v is not None]
+    if len(given) != 1:
+        raise TypeError("tensor_split() missing required argument 'indices_or_sections' (or got it twice)")
+    indices_or_sections = given[0]
     if input._data.ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = wrap_dim(dim, input._data.ndim)

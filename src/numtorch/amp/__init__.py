@@ -10,13 +10,22 @@ from __future__ import annotations
 import functools
 import warnings
 
-__all__ = ["autocast", "GradScaler", "is_autocast_available"]
+__all__ = ["autocast", "GradScaler", "is_autocast_available", "is_autocast_enabled"]
 
 _warned = False
 
 
+_depth = {}  # device type -> number of enabled autocast regions entered
+
+
 def is_autocast_available(device_type: str) -> bool:
     return device_type == "cpu"
+
+
+def is_autocast_enabled(device_type: str | None = None) -> bool:
+    """``torch.is_autocast_enabled(device_type)``: inside an enabled ``autocast(device_type)`` region (no
+    argument: the CUDA one, as in PyTorch). The region still computes in the tensors' own dtypes."""
+    return _depth.get("cuda" if device_type is None else device_type, 0) > 0
 
 
 class autocast:
@@ -31,9 +40,13 @@ class autocast:
                           "in the tensors' own dtypes.", UserWarning, stacklevel=2)
 
     def __enter__(self):
+        if self._enabled:
+            _depth[self.device_type] = _depth.get(self.device_type, 0) + 1
         return self
 
     def __exit__(self, *exc):
+        if self._enabled:
+            _depth[self.device_type] -= 1
         return False
 
     def __call__(self, fn):

@@ -37,6 +37,7 @@ from .._ops.pooling import (adaptive_avg_pool3d, adaptive_max_pool3d,  # noqa: F
                             max_pool3d_with_indices)
 from .._ops.reduction import mean as _mean, sum as _sum
 from .._ops.resample import channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle  # noqa: F401
+from .._ops.grid_sample import grid_sample  # noqa: F401
 from .._ops.sorting import one_hot  # noqa: F401
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import no_grad as _no_grad

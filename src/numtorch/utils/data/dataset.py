@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import math
 import warnings
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -15,8 +16,12 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDatas
            "ChainDataset", "random_split"]
 
 
-class Dataset:
-    """A map-style dataset: subclasses define ``__getitem__(index)`` and usually ``__len__``."""
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class Dataset(Generic[_T_co]):
+    """A map-style dataset: subclasses define ``__getitem__(index)`` and usually ``__len__``.
+    Generic in its item type, as in PyTorch (``Dataset[int]``)."""
 
     def __getitem__(self, index):
         raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
@@ -25,7 +30,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[_T_co]):
     """An iterable-style dataset: subclasses define ``__iter__`` (used for streams)."""
 
     def __iter__(self):

@@ -1,6 +1,8 @@
 """Samplers (mirrors ``torch.utils.data.sampler``): which indices a DataLoader visits, in what order."""
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 import numpy as np
 
 from ... import _generator
@@ -12,8 +14,11 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
            "BatchSampler"]
 
 
-class Sampler:
-    """Base class: subclasses define ``__iter__`` over indices (and ``__len__``)."""
+_T_co = TypeVar("_T_co", covariant=True)
+
+
+class Sampler(Generic[_T_co]):
+    """Base class: subclasses define ``__iter__`` over indices (and ``__len__``); generic in the index type."""
 
     def __init__(self, data_source=None):
         pass

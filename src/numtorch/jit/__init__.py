@@ -13,6 +13,20 @@ __all__ = ["script", "trace", "trace_module", "is_scripting", "is_tracing", "ign
            "annotate", "Final", "save", "load", "ScriptModule", "ScriptFunction"]
 
 
+def _script_if_tracing(fn):
+    """Decorator: returns ``fn`` (it runs eagerly; numtorch never traces)."""
+    return fn
+
+
+def _overload_method(fn):
+    """TorchScript overload declaration: returns ``fn`` (eager Python ignores it)."""
+    return fn
+
+
+def _overload(fn):
+    return fn
+
+
 class ScriptModule:
     """Placeholder type so ``isinstance(m, torch.jit.ScriptModule)`` is False for every numtorch module."""
 
