@@ -177,8 +177,8 @@ def _default_num_threads(cpus) -> int:
     """PyTorch's default intra-op thread count is the number of physical cores; on a machine that
     other work keeps busy, BLAS threads that share a core with it wait for each other (OpenBLAS's
     idle threads also spin), so numtorch takes only the cores the load average leaves free, at
-    least one. Measured: the digits demo on a 2-core machine with load average 13 ran in 58-117 s
-    with 2 BLAS threads, ~11 s with 1."""
+    least one. Measured: the digits demo on a 2-core machine at load average 11-14 took 214 s
+    (median of 3) with 2 BLAS threads, 42 s with this choice (1)."""
     cores = _physical_cores(cpus)
     try:
         busy = os.getloadavg()[0]  # runnable processes, averaged over the last minute
