@@ -87,7 +87,7 @@ def worker_main(framework, threads):
     """Serve commands: env; setup(workload, weights_in/weights_out: .npz paths); calibrate(target); time(k); quit."""
     fw = __import__(framework)
     if threads:
-        set_threads(threads)
+        set_threads(fw, threads)
     fw.manual_seed(0)
     data = W.make_data()
     step = None
@@ -258,10 +258,9 @@ def bench_startup(reps, modules=("numtorch", "torch")):
 # ------------------------------------------------------------------------------------------------
 # environment and report
 # ------------------------------------------------------------------------------------------------
-def set_threads(n):
-    """Pin PyTorch's intra-op pool and NumPy's BLAS to ``n`` threads (NumPy's own ufuncs use one)."""
-    import torch
-    torch.set_num_threads(n)
+def set_threads(fw, n):
+    """Pin the framework's intra-op pool and NumPy's BLAS to ``n`` threads (NumPy's own ufuncs use one)."""
+    fw.set_num_threads(n)  # numtorch: NumPy's BLAS pool; PyTorch: its own pool
     try:
         from threadpoolctl import threadpool_limits
         threadpool_limits(n)
@@ -273,8 +272,7 @@ def environment(fw):
     """What a worker reports about itself: versions, threads, BLAS."""
     info = {"framework": fw.__name__, "version": fw.__version__, "python": platform.python_version(),
             "numpy": np.__version__, "pid": os.getpid()}
-    if fw.__name__ == "torch":
-        info["threads"] = fw.get_num_threads()
+    info["threads"] = fw.get_num_threads()
     try:
         from threadpoolctl import threadpool_info
         pools = threadpool_info()
@@ -354,12 +352,19 @@ def main(argv=None):
     unknown = only - set(WORKLOADS) - {"gpt_inference_b1", "gpt_inference_b12"}
     if unknown:
         ap.error(f"unknown workload(s): {', '.join(sorted(unknown))}")
-    nt, pt = Worker("numtorch", args.threads), Worker("torch", args.threads)
+    # Without --threads PyTorch keeps its default count and numtorch is pinned to the same count:
+    # numtorch's own default takes fewer threads when the load average is high, which would make
+    # the two sides' thread counts differ from run to run.
+    pt = Worker("torch", args.threads)
+    nt = None
     try:
-        env = {"machine": machine(), "numtorch": nt.call(cmd="env"), "torch": pt.call(cmd="env")}
+        env = {"machine": machine(), "torch": pt.call(cmd="env")}
+        nt = Worker("numtorch", args.threads or env["torch"]["threads"])
+        env["numtorch"] = nt.call(cmd="env")
         results = run_workloads(only, pairs, target, nt, pt)
     finally:
-        nt.close()
+        if nt is not None:
+            nt.close()
         pt.close()
     print_table(env, results)
     if args.json:

@@ -34,6 +34,27 @@ def assert_close(a, b, rtol=None, atol=None):
                                atol=atol if atol is not None else tol["atol"])
 
 
+# `pytest -m quick`: a representative minute-long subset (tensors, autograd, layers, losses, conv,
+# modules, optimizers, data, serialization, the digits example), for a first check after installing.
+QUICK_FILES = {"test_tensor.py", "test_autograd.py", "test_layers.py", "test_losses.py", "test_conv.py",
+               "test_module.py", "test_optim.py", "test_data.py", "test_serialization.py",
+               "test_examples_digits.py"}
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Under ``-m quick`` the other files are not even imported (collecting all of them takes longer
+    than running the subset)."""
+    if config.option.markexpr == "quick" and collection_path.suffix == ".py":
+        return collection_path.name not in QUICK_FILES or None
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in QUICK_FILES:
+            item.add_marker(pytest.mark.quick)
+
+
 @pytest.fixture(params=[np.float32, np.float64], ids=["float32", "float64"])
 def fdtype(request):
     return request.param

@@ -1,6 +1,10 @@
 """APIs a new user reaches for, against PyTorch: legacy tensor types, finfo/iinfo, print options,
 thread/determinism/precision flags, anomaly mode, pinning, Tensor.new_*, unfold/as_strided and the
 in-place shape ops, resize_, and nn.utils.rnn padding/packing with packed RNN inputs."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch as ref
@@ -159,6 +163,43 @@ def test_num_threads():
     _same_error(lambda M: M.set_num_threads(2.5))
     nt.set_num_interop_threads(3)
     assert nt.get_num_interop_threads() == 3
+
+
+def _threads_at_import(load, env=None, also_torch=False):
+    """numtorch's thread count and NumPy's BLAS pool size right after import in a fresh interpreter
+    whose load average reads ``load`` (and, with ``also_torch``, PyTorch's default thread count)."""
+    code = (f"import os; os.getloadavg = lambda: ({load}, {load}, {load})\n"
+            "import numtorch, threadpoolctl\n"
+            "blas = max(p['num_threads'] for p in threadpoolctl.threadpool_info() if p['user_api'] == 'blas')\n"
+            "print(numtorch.get_num_threads(), blas)\n")
+    if also_torch:
+        code += "import torch; print(torch.get_num_threads())\n"
+    clean = {k: v for k, v in os.environ.items() if k not in nt._utils_api._THREAD_ENV}
+    out = subprocess.run([sys.executable, "-c", code], env={**clean, **(env or {})}, capture_output=True,
+                         text=True, timeout=300, check=True).stdout.split()
+    return [int(v) for v in out]
+
+
+def test_default_threads_are_pytorchs_on_an_idle_machine():
+    """Idle: as many threads as PyTorch's default intra-op pool (the physical cores), BLAS pool too."""
+    n, blas, torch_default = _threads_at_import(0.0, also_torch=True)
+    assert n == blas == torch_default
+
+
+def test_default_threads_shrink_on_a_busy_machine(monkeypatch):
+    """A load average above the CPU count: one BLAS thread (OpenBLAS's threads would fight the load)."""
+    u = nt._utils_api
+    assert _threads_at_import(4.0 * (len(u._usable_cpus()) + 1)) == [1, 1]
+    cpus, cores, ncpu = u._usable_cpus(), u._physical_cores(u._usable_cpus()), os.cpu_count()
+    for load in (0.0, 0.3, 1.0, 1.7, 100.0):  # the CPUs the load leaves free, within [1, cores]
+        monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+        assert u._default_num_threads(cpus) == max(1, min(cores, int(ncpu - load + 0.5)))
+
+
+def test_thread_environment_variables_win():
+    """OPENBLAS_NUM_THREADS / OMP_NUM_THREADS set by the user: numtorch leaves the pool alone."""
+    assert _threads_at_import(0.0, env={"OPENBLAS_NUM_THREADS": "1"}) == [1, 1]
+    assert _threads_at_import(0.0, env={"OMP_NUM_THREADS": "1"}) == [1, 1]
 
 
 def test_deterministic_and_matmul_precision():

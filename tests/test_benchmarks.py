@@ -43,6 +43,8 @@ def test_quick_suite_writes_table_and_json(tmp_path, capsys):
     assert env["numtorch"]["framework"] == "numtorch" and env["torch"]["framework"] == "torch"
     assert env["numtorch"]["pid"] != env["torch"]["pid"]  # each framework in its own process
     assert "threads" in env["torch"] and "numpy_blas" in env["numtorch"] and env["machine"]["cpus"] >= 1
+    # numtorch's worker is pinned to PyTorch's default thread count, whatever the machine's load
+    assert env["numtorch"]["threads"] == env["numtorch"]["numpy_blas_threads"] == env["torch"]["threads"]
     table = capsys.readouterr().out
     assert "threads: PyTorch" in table and "makemore_mlp" in table and "vs raw NumPy GEMM" in table
 

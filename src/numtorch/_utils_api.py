@@ -136,29 +136,77 @@ def _positive_int(n, fn):
 
 
 def set_num_threads(int):  # noqa: A002 - PyTorch's parameter name
-    """Threads used for intra-op parallelism (``torch.set_num_threads``): limits the BLAS thread pool
-    through ``threadpoolctl`` when it is installed; RuntimeError for a non-positive or non-int value."""
+    """Threads used for intra-op parallelism (``torch.set_num_threads``): sets NumPy's BLAS thread
+    pool to ``int`` threads (through ``threadpoolctl``), the only multithreaded part of numtorch
+    (NumPy's elementwise kernels use one thread). RuntimeError for a non-positive or non-int value."""
     n = _positive_int(int, "set_num_threads")
-    try:
-        from threadpoolctl import threadpool_limits  # optional dependency
-    except ImportError:
-        pass
-    else:
-        threadpool_limits(limits=n, user_api="blas")  # stays in force until changed again
+    from threadpoolctl import threadpool_limits  # ~10 ms to import: only when threads change
+    threadpool_limits(limits=n, user_api="blas")  # stays in force until changed again
     _threads["intra"] = n
 
 
 def get_num_threads() -> int:
-    """The intra-op thread count (``torch.get_num_threads``): the last value set, else the BLAS pool's
-    size, else the CPU count."""
+    """The intra-op thread count (``torch.get_num_threads``): the last value set (by the user or by
+    the choice made at import, see ``_choose_num_threads``), else the BLAS pool's size."""
     if _threads["intra"] is not None:
         return _threads["intra"]
-    try:
-        from threadpoolctl import threadpool_info  # optional dependency
-        sizes = [i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"]
-    except ImportError:
-        sizes = []
+    from threadpoolctl import threadpool_info  # ~10 ms to import: only when asked
+    sizes = [i["num_threads"] for i in threadpool_info() if i.get("user_api") == "blas"]
     return max(sizes) if sizes else (os.cpu_count() or 1)
+
+
+def _usable_cpus() -> set:
+    """The logical CPUs this process may run on (its affinity mask where the OS has one)."""
+    return os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else set(range(os.cpu_count() or 1))
+
+
+def _physical_cores(cpus) -> int:
+    """How many physical cores ``cpus`` span: hyper-threads of one core count once (Linux sysfs;
+    elsewhere every logical CPU counts)."""
+    cores = set()
+    for c in cpus:
+        try:
+            with open(f"/sys/devices/system/cpu/cpu{c}/topology/thread_siblings_list") as f:
+                cores.add(f.read().strip())
+        except OSError:
+            cores.add(c)
+    return max(1, len(cores))
+
+
+def _default_num_threads(cpus) -> int:
+    """PyTorch's default intra-op thread count is the number of physical cores; on a machine that
+    other work keeps busy, BLAS threads that share a core with it wait for each other (OpenBLAS's
+    idle threads also spin), so numtorch takes only the cores the load average leaves free, at
+    least one. Measured: the digits demo on a 2-core machine at load average 11-14 took 214 s
+    (median of 3) with 2 BLAS threads, 42 s with this choice (1)."""
+    cores = _physical_cores(cpus)
+    try:
+        busy = os.getloadavg()[0]  # runnable processes, averaged over the last minute
+    except (AttributeError, OSError):  # no load average on this OS
+        busy = 0.0
+    return max(1, min(cores, int((os.cpu_count() or cores) - busy + 0.5)))
+
+
+_THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "GOTO_NUM_THREADS")
+
+
+def _choose_num_threads() -> None:
+    """At import: set NumPy's BLAS pool to ``_default_num_threads()``, unless the user chose a count
+    through the environment (those variables win, as they do in PyTorch). OpenBLAS starts one thread
+    per usable CPU, so ``threadpoolctl`` (~10-30 ms) is loaded only when fewer are wanted."""
+    if any(os.environ.get(v) for v in _THREAD_ENV):
+        return
+    cpus = _usable_cpus()
+    n = _default_num_threads(cpus)
+    if n < len(cpus):
+        from threadpoolctl import ThreadpoolController  # only when the pool must shrink (see above)
+        for pool in ThreadpoolController().select(user_api="blas").lib_controllers:
+            if pool.num_threads > n:  # never raise a limit someone set before numtorch was imported
+                pool.set_num_threads(n)
+    _threads["intra"] = n
+
+
+_choose_num_threads()
 
 
 def set_num_interop_threads(int):  # noqa: A002

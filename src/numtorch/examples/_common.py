@@ -53,8 +53,16 @@ def save_outputs(args, name: str, checkpoint: dict, curves: dict, xlabel: str = 
     return ckpt, png
 
 
-def final_line(**metrics) -> str:
-    """Print (and return) the last line: ``name=value`` pairs, floats with 4 decimals (seconds with 1)."""
+SMOKE_NOTICE = "smoke run (a tiny configuration that checks the example runs): the metrics below are not meaningful"
+
+
+def final_line(smoke: bool = False, **metrics) -> str:
+    """Print (and return) the last line: ``name=value`` pairs, floats with 4 decimals (seconds with 1).
+
+    ``smoke=True`` (a ``--smoke`` run) prints ``SMOKE_NOTICE`` on the line before, so that a smoke
+    run's accuracy or loss is not read as a failed training; the last line keeps its format."""
+    if smoke:
+        print(SMOKE_NOTICE, flush=True)
     parts = []
     for k, v in metrics.items():
         if isinstance(v, float):

@@ -100,7 +100,7 @@ def main(argv=None):
     save_outputs(args, "digits", {"model": model.state_dict(), "optimizer": opt.state_dict(), "epochs": args.epochs,
                                   "test_accuracy": test_acc},
                  {"train": train_curve, "test": test_curve}, xlabel="epoch", ylabel="cross-entropy")
-    return final_line(test_accuracy=test_acc, test_loss=test_loss, train_loss=train_loss, seconds=timer())
+    return final_line(args.smoke, test_accuracy=test_acc, test_loss=test_loss, train_loss=train_loss, seconds=timer())
 
 
 if __name__ == "__main__":

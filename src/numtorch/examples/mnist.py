@@ -240,7 +240,7 @@ def main(argv=None):
                  {"model": model.state_dict(), "optimizer": opt.state_dict(), "model_name": args.model,
                   "epochs": epochs, "test_accuracy": test_acc},
                  {"train": train_curve, "test": test_curve}, xlabel="epoch", ylabel="cross-entropy")
-    return final_line(test_accuracy=test_acc, test_loss=test_loss, train_loss=train_loss,
+    return final_line(args.smoke, test_accuracy=test_acc, test_loss=test_loss, train_loss=train_loss,
                       epoch_seconds=float(np.mean(epoch_times)), seconds=timer())
 
 
