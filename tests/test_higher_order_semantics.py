@@ -421,10 +421,32 @@ def test_third_order():
     _both(f)
 
 
-def test_is_grads_batched_raises_not_implemented():
-    x = _x(nt)
-    with pytest.raises(NotImplementedError, match="vmap"):
-        nt.autograd.grad(x * 2, x, nt.ones(2, 3, dtype=nt.float64), is_grads_batched=True)
+def test_is_grads_batched_values_and_second_order():
+    def f(lib):
+        x, z = _x(lib), _x(lib, seed=1)
+        y = x.tanh() * x.exp()
+        eye = lib.eye(3, dtype=lib.float64)
+        (jac,) = lib.autograd.grad(y, x, eye, is_grads_batched=True, retain_graph=True)  # rows of the Jacobian
+        (j2, zu) = lib.autograd.grad(y.sum(), [x, z], lib.ones(2, dtype=lib.float64), is_grads_batched=True,
+                                     allow_unused=True, retain_graph=True)
+        (jm, zm) = lib.autograd.grad(y.sum(), [x, z], lib.ones(2, dtype=lib.float64), is_grads_batched=True,
+                                     materialize_grads=True, retain_graph=True)
+        (jg,) = lib.autograd.grad(y, x, eye, is_grads_batched=True, create_graph=True)
+        (h,) = lib.autograd.grad(jg.sum(), x)  # the Jacobian keeps a graph under create_graph
+        return jac, j2, zu, jm, zm, h
+    _both(f)
+
+
+def test_is_grads_batched_errors():
+    def unbatched(lib):
+        x = _x(lib)
+        lib.autograd.grad(x * 2, x, lib.ones(2, 4, dtype=lib.float64), is_grads_batched=True)
+    assert "first dimension of each grad_output as the batch" in _raises(unbatched)[1][1]
+
+    def missing(lib):
+        x = _x(lib)
+        lib.autograd.grad(x * 2, x, None, is_grads_batched=True)
+    _raises(missing)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -65,6 +65,7 @@ def _run_tensor_hooks(hooks, g):
 # runs one node's backward on Tensors so that the gradients get a graph of their own.
 graph_runner = None
 graph_grad_copy = None  # set by graph_backward: a leaf's first .grad under create_graph, g.copy_-ed into a new Tensor
+stack = None  # set by graph_backward: the differentiable ``torch.stack`` (for ``grad(is_grads_batched=True)``)
 
 
 def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True, create_graph=False):
@@ -331,8 +332,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     RuntimeError when an input does not require grad or was not used and ``allow_unused`` is False.
     """
     if is_grads_batched:
-        raise NotImplementedError("numtorch: autograd.grad(is_grads_batched=True) needs vmap, which numtorch "
-                                  "does not have yet; loop over the batch of grad_outputs instead")
+        return _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
@@ -362,4 +363,43 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if g.dtype != t._data.dtype:
                 g = g.astype(t._data.dtype)
             result.append(_make(np.array(g, copy=True)))
+    return tuple(result)
+
+
+def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    """``grad(..., is_grads_batched=True)``: dim 0 of every grad_output is a batch of cotangents; the
+    result has the same batch dim in front. PyTorch vmaps one vector-Jacobian product over the batch;
+    numtorch runs one backward per batch entry (each keeps the graph but the last, as ``retain_graph``
+    says) and stacks the results, which gives the same values and, with ``create_graph``, a graph."""
+    outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
+    gos = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs or [None] * len(outs))
+    if any(g is None for g in gos):
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    for i, (o, g) in enumerate(zip(outs, gos)):
+        if g.dim() == 0 or tuple(g.shape[1:]) != tuple(o.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of "
+                f"corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of "
+                f"torch.Size({list(g.shape[1:])}) and output[{i}] has a shape of torch.Size({list(o.shape)}). "
+                "If you only want some tensors in `grad_output` to be considered batched, consider using vmap.")
+    n = gos[0].shape[0]
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if retain_graph is None:
+        retain_graph = create_graph
+    rows = [grad(outs, inputs, [g[b] for g in gos], retain_graph=True if b < n - 1 else retain_graph,
+                 create_graph=create_graph, allow_unused=allow_unused, materialize_grads=False)
+            for b in range(n)]
+    inputs = _tensors(inputs)
+    result = []
+    for k, t in enumerate(inputs):
+        col = [r[k] for r in rows]
+        if not col:  # an empty batch
+            result.append(_make(np.zeros((0,) + t._data.shape, t._data.dtype)))
+        elif col[0] is None:  # unused (as PyTorch: materialized unused grads have no batch dim)
+            result.append(_make(np.zeros(t._data.shape, t._data.dtype), bool(create_graph)) if materialize_grads
+                          else None)
+        else:
+            result.append(stack(col))
     return tuple(result)

@@ -593,3 +593,4 @@ def _grad_copy(g):
 
 engine.graph_runner = run_node
 engine.graph_grad_copy = _grad_copy
+engine.stack = RA.stack
