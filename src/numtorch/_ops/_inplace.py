@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _make
+from ..autograd.forward_ad import inplace_tangent
 from ..autograd.function import Op, rebase_view
 from ..autograd.grad_mode import _State, no_grad
 from ._cast import _can_cast, cast
@@ -30,7 +31,8 @@ def inplace(self: Tensor, result_fn, *args, **kwargs) -> Tensor:
     RuntimeError for a leaf (or a view of a leaf) that requires grad, and for a result dtype that
     cannot be cast to ``self``'s (e.g. float into an int tensor).
     """
-    if len(args) == 1 and not kwargs and result_fn in _FAST_INPLACE and _fast_inplace(self, result_fn, args[0]):
+    fw = _State.fw  # forward AD: the written value's tangent becomes self's (forward_ad.py)
+    if not fw and len(args) == 1 and not kwargs and result_fn in _FAST_INPLACE and _fast_inplace(self, result_fn, args[0]):
         return self
     check_inplace(self)
     base = self._base
@@ -41,11 +43,17 @@ def inplace(self: Tensor, result_fn, *args, **kwargs) -> Tensor:
         with no_grad():
             res = result_fn(self, *args, **kwargs)
         _store(self, res)
+        if fw:
+            inplace_tangent(self, res)
         return self
     src = _make(self._data.copy(), self._rg)
     src.grad_fn, src._output_nr = self.grad_fn, self._output_nr
+    if fw and "_fw" in self.__dict__:
+        src._fw = self._fw
     res = result_fn(src, *args, **kwargs)
     _store(self, res)
+    if fw:
+        inplace_tangent(self, res)
     if res._rg:
         self.grad_fn, self._output_nr, self._rg = res.grad_fn, res._output_nr, True
         if base is not None:

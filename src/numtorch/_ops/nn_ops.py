@@ -423,6 +423,12 @@ class SoftmaxBackward0(Op):
         self.saved = out
         return out
 
+    def jvp(self, t):  # forward AD (autograd/forward_ad.py): y * (t - sum(y * t))
+        y = self.fw_out
+        if y.ndim == 0:
+            return t * 0
+        return y * (t - (y * t).sum(self.fw_kwargs["dim"], keepdim=True))
+
     def backward(self, g):
         y = self.saved
         if y.ndim == 0:
@@ -436,6 +442,12 @@ class LogSoftmaxBackward0(SoftmaxBackward0):
     """``x - max - log(sum(exp(x - max)))``; backward ``g - exp(y) * sum(g)`` along ``dim``."""
 
     _kernel = staticmethod(_log_softmax_np)
+
+    def jvp(self, t):  # t - sum(softmax * t)
+        y = self.fw_out
+        if y.ndim == 0:
+            return t * 0
+        return t - (y.exp() * t).sum(self.fw_kwargs["dim"], keepdim=True)
 
     def backward(self, g):
         y = self.saved
@@ -489,6 +501,16 @@ class LinearAddmm(Op):
         return out if x.ndim == 2 else out.reshape(x.shape[:-1] + (w.shape[0],))
 
     _graph_recompute = True  # the flattened input is rebuilt from the boxed input under create_graph
+
+    def jvp(self, tx, tw, tb=None):  # forward AD (autograd/forward_ad.py): tx W^T + x tW^T + tb
+        x, w = self.fw_inputs[:2]
+        cls = type(self)
+        out = cls.apply(tx, w) if tx is not None else None
+        if tw is not None:
+            out = cls.apply(x, tw) if out is None else out + cls.apply(x, tw)
+        if tb is not None:
+            out = tb.expand(*self.fw_out._data.shape) if out is None else out + tb
+        return out
 
     def backward(self, g):
         x2, w = self.saved

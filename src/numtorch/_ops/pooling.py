@@ -145,6 +145,14 @@ class _MaxPool(Op):
                 dst += g * (karg == i)
         return gx[0] if self.unbatched else gx
 
+    def jvp(self, t):  # forward AD (autograd/forward_ad.py): the tangent at each window's maximum
+        kw = dict(self.fw_kwargs, return_indices=True)
+        idx = type(self).apply(_make(self.fw_inputs[0]._data), **kw)[1]
+        nd = len(kw["kernel_size"])
+        lead = tuple(t.shape[:-nd])
+        out = t.reshape(lead + (-1,)).gather(-1, idx.reshape(lead + (-1,))).reshape(tuple(idx.shape))
+        return (out, None) if self.fw_kwargs["return_indices"] else out
+
     def _flat(self):
         """Flat per-plane indices from the saved window offsets (unpadded case)."""
         shape, ksize, stride, dil, out_sp = self.conf

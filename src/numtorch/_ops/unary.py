@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ..autograd.forward_ad import jvp_linear
 from ..autograd.function import Op
 from ._cast import cast
 from ._inplace import inplace_fn
@@ -31,6 +32,7 @@ positive angle atanh_ asinh_ acosh_ arctanh_ arcsinh_ arccosh_ deg2rad_ rad2deg_
 # unary math
 # ------------------------------------------------------------------------------------------------
 class NegBackward0(Op):
+    jvp = jvp_linear  # forward AD (autograd/forward_ad.py)
     def forward(self, a):
         return -a
 
@@ -92,6 +94,9 @@ class ExpBackward0(Op):
 
     def backward(self, g):
         return g * _cz(self.saved)
+
+    def jvp(self, t):  # forward AD (autograd/forward_ad.py)
+        return t * self.fw_out
 
 
 # each: f, and the gradient g * f'(x) from the saved input x or output o
@@ -207,6 +212,10 @@ class TanhBackward0(_SavesOutput):
         t = _cz(self.saved)
         return g * (1 - t * t)
 
+    def jvp(self, t):
+        y = self.fw_out
+        return t * (1 - y * y)
+
 
 class SigmoidBackward0(Op):
     _saves = ("out",)
@@ -225,6 +234,10 @@ class SigmoidBackward0(Op):
         s = _cz(self.saved)
         return g * s * (1 - s)
 
+    def jvp(self, t):
+        y = self.fw_out
+        return t * y * (1 - y)
+
 
 class ReluBackward0(Op):
     _saves = ("out",)
@@ -237,6 +250,9 @@ class ReluBackward0(Op):
 
     def backward(self, g):
         return g * (self.saved > 0)
+
+    def jvp(self, t):
+        return t * (self.fw_out > 0)
 
 
 class SignBackward0(Op):

@@ -23,6 +23,9 @@ __all__ = ["Function", "FunctionCtx", "Op", "once_differentiable", "save_indices
 
 _new = object.__new__
 
+# forward AD's slow paths, set by forward_ad.py (same layer, imported after this module)
+fw_apply = fw_function_apply = None
+
 
 # ------------------------------------------------------------------------------------------------
 # Inference tensors: results of ops made in inference mode, which autograd refuses to save
@@ -103,6 +106,8 @@ class Op(Node):
     @classmethod
     def apply(cls, *args, **kwargs):
         # The hot path of every op: keep it to one pass over the inputs and no helper calls.
+        if _State.fw:  # forward AD: some dual level is entered in this thread (forward_ad.py)
+            return fw_apply(cls, args, kwargs)
         self = _new(cls)
         arrays = []
         needs = False
@@ -394,9 +399,19 @@ class Function(metaclass=_FunctionMeta):
     def setup_context(ctx, inputs, output):
         raise NotImplementedError("setup_context is not implemented.")
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
+                                  "with forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
-        ctx = cls._backward_cls()
+        if _State.fw:  # forward AD: the outputs get tangents from cls.jvp (forward_ad.py)
+            return fw_function_apply(cls, args, kwargs)
+        return cls._apply_ctx(cls._backward_cls(), args, kwargs)
+
+    @classmethod
+    def _apply_ctx(cls, ctx, args, kwargs):
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
         uses_setup = cls.setup_context is not Function.setup_context
         with no_grad():

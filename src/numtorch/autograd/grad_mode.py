@@ -22,6 +22,7 @@ class _ThreadState(threading.local):
 
     enabled = True
     inference = False
+    fw = False  # a forward AD level is entered (forward_ad.py); Op.apply then takes its slow path
 
 
 _State = _ThreadState()
