@@ -19,6 +19,7 @@ import numpy as np
 
 from .._dtype import from_np
 from .._tensor import Tensor, _make
+from ..autograd.forward_ad import jvp_linear
 from ..autograd.function import Op
 from . import pointwise as _P, unary as _U
 from ._window import _along, _as_tensor, _check_tensor, _crop, _offset_slices, _pad_const, _windows
@@ -660,6 +661,7 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
 # max unpooling
 # ------------------------------------------------------------------------------------------------
 class _MaxUnpool(Op):
+    jvp = jvp_linear  # forward AD (autograd/forward_ad.py): linear in x, indices are a keyword
     """Scatter values to their flat per-plane ``indices`` in zero planes of ``out_sp`` (the adjoint of a gather)."""
 
     def forward(self, x, *, indices, out_sp):

@@ -84,16 +84,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 if g is not None:
                     analytical[:, j] = g._data.reshape(-1)
             numerical = np.zeros_like(analytical)
-            flat = x._data.reshape(-1)
             for k in range(x.numel()):
-                orig = flat[k].copy()
-                with no_grad():
-                    flat[k] = orig + eps
-                    plus = _outputs(func, inputs)[oi]._data.astype(np.float64).reshape(-1)
-                    flat[k] = orig - eps
-                    minus = _outputs(func, inputs)[oi]._data.astype(np.float64).reshape(-1)
-                    flat[k] = orig
-                numerical[k] = (plus - minus) / (2 * eps)
+                numerical[k] = _numerical_column(func, inputs, x, k, oi, eps)
             if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
                 if not raise_exception:
                     return False
