@@ -16,6 +16,7 @@ import numpy as np
 
 from .._dtype import from_np
 from .._tensor import Tensor, _make
+from ..autograd.forward_ad import jvp_elementwise
 from ..autograd.function import Op
 from ._cast import cast
 from ._util import erf_np, sum_lastdim, unbroadcast, wrap_dim
@@ -42,6 +43,7 @@ class _Activation(Op):
     """
 
     _saves = (0,)
+    jvp = jvp_elementwise  # forward AD (autograd/forward_ad.py): this backward on the tangent
 
     def forward(self, x, **opts):
         self.saved = x
@@ -94,6 +96,7 @@ class GeluBackward0(Op):
     """
 
     _saves = (0,)
+    jvp = jvp_elementwise  # forward AD (autograd/forward_ad.py): this backward on the tangent
 
     def forward(self, x, approximate):
         self.approximate = approximate

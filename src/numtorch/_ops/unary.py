@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
-from ..autograd.forward_ad import jvp_linear
+from ..autograd.forward_ad import jvp_elementwise, jvp_linear
 from ..autograd.function import Op
 from ._cast import cast
 from ._inplace import inplace_fn
@@ -51,6 +51,7 @@ class _SavesOutput(Op):
     """``_f(x)`` whose gradient ``_grad(g, out)`` reads the output (conjugated for complex)."""
 
     _saves = ("out",)
+    jvp = jvp_elementwise  # forward AD (autograd/forward_ad.py): this backward on the tangent
 
     def forward(self, a):
         self.saved = self._f(a)
@@ -64,6 +65,7 @@ class _SavesInput(Op):
     """``_f(x)`` whose gradient ``_grad(g, x)`` reads the input (conjugated for complex)."""
 
     _saves = (0,)
+    jvp = jvp_elementwise
 
     def forward(self, a):
         self.saved = a

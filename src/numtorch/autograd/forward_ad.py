@@ -21,6 +21,8 @@ How the tangents flow (design, one home per op as in JAX's primitives):
   again (reverse over forward) and carry tangents of outer levels (forward over forward).
   ``jvp_linear`` and ``jvp_multilinear`` below are the rules of ops linear in their inputs (views,
   sums) and linear in each input (products); an Op marked ``_view = True`` is linear by definition.
+  ``jvp_elementwise`` serves real elementwise ops (diagonal Jacobian: ``J t = J^T t``, the op's own
+  backward formula applied to the tangent).
 * Every other Op gets its tangent from its backward formula, so nothing is written twice: the vjp
   ``u -> J^T u`` is linear in ``u``, hence ``J t = d/du <J^T u, t>``. ``_fallback`` runs the op's
   backward through the create_graph machinery (``engine.graph_runner``) with ``u`` a zero Tensor
@@ -47,7 +49,7 @@ from .function import Function, Op
 from .grad_mode import _State, enable_grad
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
-           "dual_level", "jvp_linear", "jvp_multilinear"]
+           "dual_level", "jvp_linear", "jvp_multilinear", "jvp_elementwise"]
 
 
 class _Level:
@@ -310,6 +312,30 @@ def jvp_multilinear(self, *tangents):
             term = cls.apply(*prims[:i], t, *prims[i + 1:], **self.fw_kwargs)
             out = term if out is None else out + term
     return out
+
+
+def jvp_elementwise(self, t, *rest):
+    """The jvp of a real elementwise op of one Tensor (diagonal Jacobian, so ``J t = J^T t``): the op's
+    own backward formula run on the tangent through the create_graph machinery (one backward, no
+    double backward). Complex or broadcasting cases go to ``_fallback``."""
+    cls, prims, out = type(self), self.fw_inputs, self.fw_out
+    x = prims[0]
+    if t is None or x._data.dtype.kind != "f" or t._data.dtype.kind != "f" or t.shape != out.shape:
+        return _fallback(cls, prims, (t, *rest), self.fw_kwargs, out)
+    keep = _State.enabled and (x._rg or t._rg)
+    xin = x if x._rg else _alias(x, x.__dict__.get("_fw"))
+    xin._rg = True
+    st = _State.fw
+    with enable_grad():
+        _State.fw = False
+        try:
+            node = cls.apply(xin, *prims[1:], **self.fw_kwargs).grad_fn
+        finally:
+            _State.fw = st
+        g = engine.graph_runner(node, [t])[0]
+    if g is None:
+        return _make(out._data * 0)
+    return g if keep else _keep_tangents(_make(g._data), g)
 
 
 def _keep_tangents(t, src):
