@@ -286,3 +286,34 @@ def test_gradcheck_check_forward_ad():
                                            raise_exception=False)
     with pytest.raises(NotImplementedError, match="vmap"):
         numtorch.autograd.gradcheck(fns[0], (x, w), check_forward_ad=True, check_batched_forward_grad=True)
+
+
+def test_forward_over_reverse_gradgradcheck():
+    """Tangents through a create_graph backward (saved outputs of the boxed backward keep their tangents)."""
+    g = torch.Generator().manual_seed(5)
+    x = _nt(torch.randn(3, 4, dtype=torch.float64, generator=g)).requires_grad_()
+    fns = [lambda x: numtorch.nn.functional.gelu(x).softmax(1), lambda x: (x @ x.T).tanh(),
+           lambda x: numtorch.log_softmax(x.exp(), 0) * x.sigmoid(),
+           lambda x: numtorch.nn.functional.cross_entropy(x, numtorch.tensor([0, 2, 1]))]
+    for f in fns:
+        assert numtorch.autograd.gradgradcheck(f, (x,), check_fwd_over_rev=True)
+    MulSin, _ = _custom(numtorch)
+    y = _nt(torch.randn(3, 4, dtype=torch.float64, generator=g)).requires_grad_()
+    assert numtorch.autograd.gradgradcheck(MulSin.apply, (x, y), check_fwd_over_rev=True, check_rev_over_rev=False)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_forward_over_reverse_against_torch(dtype):
+    """jvp of a gradient (a Hessian-vector product) against PyTorch's."""
+    g = torch.Generator().manual_seed(6)
+    d = getattr(torch, dtype)
+    x0, v0, w0 = (torch.randn(s, dtype=d, generator=g) for s in [(4, 3), (4, 3), (3, 5)])
+    res = []
+    for lib, fw in LIBS:
+        x, v, w = (x0, v0, w0) if lib is torch else (_nt(a) for a in (x0, v0, w0))
+        with fw.dual_level():
+            xd = fw.make_dual(x, v).requires_grad_() if lib is numtorch else fw.make_dual(x.requires_grad_(), v)
+            y = lib.nn.functional.softplus(xd @ w).softmax(1).pow(2).sum()
+            (gx,) = lib.autograd.grad(y, xd, create_graph=True)
+            res.append(fw.unpack_dual(gx).tangent)
+    _close(res[1], res[0], dtype)

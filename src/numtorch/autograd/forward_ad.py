@@ -268,6 +268,13 @@ def _attach(out, lv, tans):
             fw = o.__dict__.get("_fw")
             if fw is None:
                 o._fw = fw = {}
+                node = o.grad_fn
+                if node is not None:
+                    # a create_graph backward boxes saved outputs as new Tensors on their arrays: they
+                    # take the tangents from here, so forward AD through a backward sees them
+                    if "_fw_out" not in node.__dict__:
+                        node._fw_out = {}
+                    node._fw_out[o._output_nr] = fw
             fw[lv] = t
 
 

@@ -347,6 +347,9 @@ class _SavedOutput:
     def _unpack(self, node):
         t = _make(self.data, True)
         t._vc, t.grad_fn, t._output_nr = self.vc, node, self.nr
+        fw = node.__dict__.get("_fw_out")  # the output's forward-AD tangents (forward_ad.py)
+        if fw and self.nr in fw:
+            t._fw = fw[self.nr]
         return t
 
 

@@ -142,11 +142,11 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 
     ``grad_outputs`` default to random float64 tensors that require grad (seeded, so the check is
     repeatable). Inputs should be float64. Returns True or raises GradcheckError (False with
-    ``raise_exception=False``). ``check_fwd_over_rev`` and ``check_batched_grad`` raise
-    NotImplementedError (no forward-mode AD or vmap yet).
+    ``raise_exception=False``). ``check_fwd_over_rev`` checks forward-mode AD through the
+    differentiable backward (``check_rev_over_rev=False``: only that); ``check_batched_grad`` raises
+    NotImplementedError (no vmap yet).
     """
-    _unsupported_flags(check_fwd_over_rev=(check_fwd_over_rev, "forward-mode AD is not implemented"),
-                       check_batched_grad=(check_batched_grad, "it needs vmap"),
+    _unsupported_flags(check_batched_grad=(check_batched_grad, "it needs vmap"),
                        masked=(masked, "masked tensors are not implemented"))
     assert check_fwd_over_rev or check_rev_over_rev, ("Expected at least one of check_fwd_over_rev or "
                                                       "check_rev_over_rev to be True")
@@ -174,4 +174,4 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception, nondet_tol=nondet_tol,
                      check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
-                     fast_mode=fast_mode)
+                     fast_mode=fast_mode, check_forward_ad=check_fwd_over_rev, check_backward_ad=check_rev_over_rev)
