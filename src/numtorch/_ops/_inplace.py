@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _make
-from ..autograd.forward_ad import inplace_tangent
+from ..autograd.forward_ad import inplace_tangent, zero_tangent
 from ..autograd.function import Op, rebase_view
 from ..autograd.grad_mode import _State, no_grad
 from ._cast import _can_cast, cast
@@ -160,6 +160,8 @@ def zero_(self: Tensor) -> Tensor:
     check_inplace(self)
     self._data[...] = 0
     bump(self)
+    if _State.fw:  # forward AD: the tangent is zero too
+        zero_tangent(self)
     return self
 
 
@@ -172,4 +174,6 @@ def fill_(self: Tensor, value) -> Tensor:
         value = value.item()
     self._data[...] = value
     bump(self)
+    if _State.fw:  # forward AD: the tangent is zero too
+        zero_tangent(self)
     return self

@@ -461,6 +461,15 @@ def inplace_tangent(self, res):
     self._fw = fw
 
 
+def zero_tangent(self):
+    """After ``self`` was overwritten with a constant (``zero_``, ``fill_``): its tangents are zeros."""
+    live = _live(self)
+    if live:
+        res = _make(self._data)
+        res._fw = {lv: _make(t._data * 0) for lv, t in live.items()}
+        inplace_tangent(self, res)
+
+
 _function.fw_apply = op_apply
 _function.fw_function_apply = function_apply
 
