@@ -10,6 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd import function
+from ..autograd.forward_ad import inplace_tangent, zero_tangent
 from ..autograd.function import Op, rebase_view
 from ..autograd.grad_mode import _State, no_grad
 from ._cast import _can_cast, cast
@@ -33,7 +34,8 @@ def inplace(self: Tensor, result_fn, *args, **kwargs) -> Tensor:
     """
     if _State.vmap:  # inside vmap: func/_batched.py writes into the batched tensor's physical data
         return function.vmap_inplace(self, result_fn, args, kwargs)
-    if len(args) == 1 and not kwargs and result_fn in _FAST_INPLACE and _fast_inplace(self, result_fn, args[0]):
+    fw = _State.fw  # forward AD: the written value's tangent becomes self's (forward_ad.py)
+    if not fw and len(args) == 1 and not kwargs and result_fn in _FAST_INPLACE and _fast_inplace(self, result_fn, args[0]):
         return self
     check_inplace(self)
     base = self._base
@@ -44,11 +46,17 @@ def inplace(self: Tensor, result_fn, *args, **kwargs) -> Tensor:
         with no_grad():
             res = result_fn(self, *args, **kwargs)
         _store(self, res)
+        if fw:
+            inplace_tangent(self, res)
         return self
     src = _make(self._data.copy(), self._rg)
     src.grad_fn, src._output_nr = self.grad_fn, self._output_nr
+    if fw and "_fw" in self.__dict__:
+        src._fw = self._fw
     res = result_fn(src, *args, **kwargs)
     _store(self, res)
+    if fw:
+        inplace_tangent(self, res)
     if res._rg:
         self.grad_fn, self._output_nr, self._rg = res.grad_fn, res._output_nr, True
         if base is not None:
@@ -155,6 +163,8 @@ def zero_(self: Tensor) -> Tensor:
     check_inplace(self)
     self._data[...] = 0
     bump(self)
+    if _State.fw:  # forward AD: the tangent is zero too
+        zero_tangent(self)
     return self
 
 
@@ -167,4 +177,6 @@ def fill_(self: Tensor, value) -> Tensor:
         value = value.item()
     self._data[...] = value
     bump(self)
+    if _State.fw:  # forward AD: the tangent is zero too
+        zero_tangent(self)
     return self

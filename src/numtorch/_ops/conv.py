@@ -106,6 +106,18 @@ class ConvolutionBackward0(Op):
             out += b.reshape((-1,) + (1,) * (out.ndim - 2))
         return out[0] if self.unbatched else out
 
+    def jvp(self, tx, tw, tb):  # forward AD (autograd/forward_ad.py): bilinear in (x, w), plus the bias
+        x, w, _ = self.fw_inputs
+        out = None
+        for a, b in ((tx, w), (x, tw)):
+            if a is not None and b is not None and (a is tx or tw is not None):
+                term = type(self).apply(a, b, None, **self.fw_kwargs)
+                out = term if out is None else out + term
+        if tb is not None:
+            tbb = tb.reshape((-1,) + (1,) * (w.ndim - 2))
+            out = tbb.expand(*self.fw_out._data.shape) if out is None else out + tbb
+        return out
+
     def backward(self, g):
         if g.dtype.kind == "c":  # bilinear, so PyTorch's complex gradients are conj(backward(conj(g)))
             return tuple(None if r is None else r.conj() for r in self._backward(g.conj()))

@@ -55,7 +55,7 @@ def _keep_mask(shape, p, dtype, like=None):
 
 def _apply_mask(input, mask, inplace):
     if inplace:
-        if not (_State.enabled and input._rg):
+        if not (_State.enabled and input._rg or _State.fw):  # fw: forward AD
             with no_grad():
                 np.multiply(input._data, mask, out=input._data, casting="unsafe")
             bump(input)

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
+from ..autograd.forward_ad import jvp_linear
 from ..autograd.function import Op, linear_backward, save_indices
 from ..autograd.grad_mode import _State
 from ._cast import _aten, cast
@@ -273,6 +274,7 @@ class _BasicIndex(Op):
 
 
 class IndexBackward0(Op):
+    jvp = jvp_linear  # forward AD (autograd/forward_ad.py): the key is a keyword
     """Advanced indexing (a gather); backward scatter-adds, so repeated indices accumulate."""
 
     def forward(self, a, key):
@@ -351,7 +353,7 @@ def _put(self, key, value, acc=False, idx=()):
     check_writable(self._data)
     value = _value_for(self, value)
     vt = isinstance(value, Tensor)
-    if not (_State.enabled and (self._rg or (vt and value._rg))):
+    if not (_State.enabled and (self._rg or (vt and value._rg)) or _State.fw):  # fw: forward AD
         key.put(self._data, value._data.astype(self._data.dtype, copy=False) if vt else value, acc)
         bump(self)
         return self

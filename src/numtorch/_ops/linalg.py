@@ -415,7 +415,7 @@ def eigvalsh(A: Tensor, UPLO="L", *, out=None) -> Tensor:
     """Eigenvalues (ascending) of each symmetric matrix in ``A`` (``torch.linalg.eigvalsh``);
     gradient ``V diag(g) V^T``."""
     _check(A, "linalg.eigvalsh", square=True)
-    if A._rg and _State.enabled:  # as PyTorch: through eigh, so the eigenvectors are outputs a double backward can use
+    if A._rg and _State.enabled or _State.fw:  # as PyTorch: through eigh, so the eigenvectors are outputs a double backward can use
         return LinalgEighBackward0.apply(A, uplo=_uplo(UPLO), vectors=True)[0]
     return LinalgEighBackward0.apply(A, uplo=_uplo(UPLO), vectors=False)
 
@@ -482,7 +482,7 @@ def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
     """The singular values of each matrix in ``A``, descending (``torch.linalg.svdvals``);
     gradient ``U diag(g) Vh``."""
     _check(A, "linalg.svdvals")
-    if A._rg and _State.enabled:  # as PyTorch: through the thin svd, so U and Vh are outputs a double backward can use
+    if A._rg and _State.enabled or _State.fw:  # as PyTorch: through the thin svd, so U and Vh are outputs a double backward can use
         return LinalgSvdBackward0.apply(A, full=False, vectors=True)[1]
     return LinalgSvdBackward0.apply(A, full=False, vectors=False)
 

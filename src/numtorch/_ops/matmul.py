@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
+from ..autograd.forward_ad import jvp_linear, jvp_multilinear
 from ..autograd.function import Op, linear_backward
 from ._util import unbroadcast
 from .pointwise import _out, cast, mul
@@ -148,6 +149,7 @@ class _Matmul(Op):
 
     _saves = (0, 1)
     _saves_for = {0: (1,), 1: (0,)}
+    jvp = jvp_multilinear  # forward AD (autograd/forward_ad.py)
 
     def forward(self, a, b):
         self.saved = (a, b)
@@ -378,6 +380,18 @@ class _AddMatmul(Op):
             ga = ga * self.alpha if ga is not None else None
             gb = gb * self.alpha if gb is not None else None
         return gc, ga, gb
+
+    def jvp(self, tc, ta, tb):  # beta * tc + alpha * (ta @ b + a @ tb)
+        c, a, b = self.fw_inputs
+        beta, alpha = self.fw_kwargs.get("beta", 1), self.fw_kwargs.get("alpha", 1)
+        out = None
+        if ta is not None or tb is not None:
+            out = ta @ b if tb is None else a @ tb if ta is None else ta @ b + a @ tb
+            out = out * alpha if alpha != 1 else out
+        if tc is not None and beta != 0:
+            tcb = tc * beta if beta != 1 else tc
+            out = tcb if out is None else out + tcb
+        return out.expand(*self.fw_out._data.shape) if out is not None else None
 
 
 class AddmmMatmulBackward(_AddMatmul):

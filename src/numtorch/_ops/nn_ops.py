@@ -16,6 +16,7 @@ import numpy as np
 
 from .._dtype import from_np
 from .._tensor import Tensor, _make
+from ..autograd.forward_ad import jvp_elementwise
 from ..autograd.function import Op
 from ._cast import cast
 from ._util import erf_np, sum_lastdim, unbroadcast, wrap_dim
@@ -43,6 +44,7 @@ class _Activation(Op):
     _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     _saves = (0,)
+    jvp = jvp_elementwise  # forward AD (autograd/forward_ad.py): this backward on the tangent
 
     def forward(self, x, **opts):
         self.saved = x
@@ -96,6 +98,7 @@ class GeluBackward0(Op):
     _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     _saves = (0,)
+    jvp = jvp_elementwise  # forward AD (autograd/forward_ad.py): this backward on the tangent
 
     def forward(self, x, approximate):
         self.approximate = approximate
@@ -426,6 +429,12 @@ class SoftmaxBackward0(Op):
         self.saved = out
         return out
 
+    def jvp(self, t):  # forward AD (autograd/forward_ad.py): y * (t - sum(y * t))
+        y = self.fw_out
+        if y.ndim == 0:
+            return t * 0
+        return y * (t - (y * t).sum(self.fw_kwargs["dim"], keepdim=True))
+
     def backward(self, g):
         y = self.saved
         if y.ndim == 0:
@@ -439,6 +448,12 @@ class LogSoftmaxBackward0(SoftmaxBackward0):
     """``x - max - log(sum(exp(x - max)))``; backward ``g - exp(y) * sum(g)`` along ``dim``."""
 
     _kernel = staticmethod(_log_softmax_np)
+
+    def jvp(self, t):  # t - sum(softmax * t)
+        y = self.fw_out
+        if y.ndim == 0:
+            return t * 0
+        return t - (y.exp() * t).sum(self.fw_kwargs["dim"], keepdim=True)
 
     def backward(self, g):
         y = self.saved
@@ -507,6 +522,16 @@ class LinearAddmm(Op):
         return out if x.ndim == 2 else out.reshape(x.shape[:-1] + (w.shape[0],))
 
     _graph_recompute = True  # the flattened input is rebuilt from the boxed input under create_graph
+
+    def jvp(self, tx, tw, tb=None):  # forward AD (autograd/forward_ad.py): tx W^T + x tW^T + tb
+        x, w = self.fw_inputs[:2]
+        cls = type(self)
+        out = cls.apply(tx, w) if tx is not None else None
+        if tw is not None:
+            out = cls.apply(x, tw) if out is None else out + cls.apply(x, tw)
+        if tb is not None:
+            out = tb.expand(*self.fw_out._data.shape) if out is None else out + tb
+        return out
 
     def backward(self, g):
         x2, w = self.saved

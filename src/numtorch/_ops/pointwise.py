@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
+from ..autograd.forward_ad import jvp_linear, jvp_multilinear
 from ..autograd.function import Op, save_indices
 from ..autograd.grad_mode import _State
 from ._cast import _aten, cast
@@ -60,6 +61,9 @@ class AddBackward0(_Binary):
         return (unbroadcast(g, self.sa) if ea is not None else None,
                 unbroadcast(g, self.sb) if eb is not None else None)
 
+    def jvp(self, ta, tb):  # forward AD (autograd/forward_ad.py)
+        return _broadcast_tangent(ta if tb is None else tb if ta is None else ta + tb, self.fw_out)
+
 
 class SubBackward0(_Binary):
     @staticmethod
@@ -71,6 +75,14 @@ class SubBackward0(_Binary):
         return (unbroadcast(g, self.sa) if ea is not None else None,
                 unbroadcast(-g, self.sb) if eb is not None else None)
 
+    def jvp(self, ta, tb):
+        return _broadcast_tangent(ta if tb is None else -tb if ta is None else ta - tb, self.fw_out)
+
+
+def _broadcast_tangent(t, out):
+    """A tangent of a broadcasting op expanded to the output's shape."""
+    return t if tuple(t.shape) == out._data.shape else t.expand(*out._data.shape)
+
 
 def _conj(x):
     """Complex conjugate keeping Python scalars Python scalars (a NumPy scalar would upcast complex64)."""
@@ -80,6 +92,7 @@ def _conj(x):
 class MulBackward0(_Binary):
     _saves = (0, 1)
     _saves_for = {0: (1,), 1: (0,)}
+    jvp = jvp_multilinear
 
     def _f(self, a, b):
         self.saved = (a, b)
@@ -98,6 +111,7 @@ class MulByNumber(_Binary):
     """``tensor * number`` in either order: keeps only the number (no tensor to save or version-check)."""
 
     _node_name = "MulBackward0"
+    jvp = jvp_linear  # linear in its one Tensor
 
     def _f(self, a, b):
         self.saved = b if type(a) is np.ndarray else a
@@ -112,6 +126,7 @@ class DivByNumber(_Binary):
     """``tensor / number``: keeps only the number."""
 
     _node_name = "DivBackward0"
+    jvp = jvp_linear
 
     def _f(self, a, b):
         self.saved = b
@@ -139,6 +154,13 @@ class DivBackward0(_Binary):
         if self._edges[1] is not None:
             gb = unbroadcast(-ga * a / b, self.sb)
         return (unbroadcast(ga, self.sa) if self._edges[0] is not None else None), gb
+
+    def jvp(self, ta, tb):  # (ta - tb * out) / b
+        a, b = self.fw_inputs
+        if tb is None:
+            return _broadcast_tangent(ta / b, self.fw_out)
+        num = -(tb * self.fw_out) if ta is None else ta - tb * self.fw_out
+        return num / b
 
 
 class PowBackward0(_Binary):
@@ -361,14 +383,14 @@ def floor_divide(input, other, *, out=None):
 def remainder(input, other, *, out=None):
     """Python-style modulus (sign of the divisor), as ``torch.remainder``; gradient 1 w.r.t. input."""
     a, b = prep2(input, other)
-    if isinstance(a, Tensor) and a._rg and _State.enabled:
+    if isinstance(a, Tensor) and (a._rg and _State.enabled or _State.fw):  # fw: forward AD
         return _out(sub(a, mul(floor_divide(a.detach(), b), b)), out)
     return _out(_nondiff(np.mod, a, b), out)
 
 
 def fmod(input, other, *, out=None):
     a, b = prep2(input, other)
-    if isinstance(a, Tensor) and a._rg and _State.enabled:
+    if isinstance(a, Tensor) and (a._rg and _State.enabled or _State.fw):  # fw: forward AD
         q = _nondiff(lambda x, y: np.trunc(np.true_divide(x, y)).astype(np.result_type(x, y)), a.detach(), b)
         return _out(sub(a, mul(q, b)), out)
     return _out(_nondiff(np.fmod, a, b), out)

@@ -19,6 +19,7 @@ import numpy as np
 
 from .._dtype import from_np
 from .._tensor import Tensor, _make
+from ..autograd.forward_ad import jvp_linear
 from ..autograd.function import Op
 from . import pointwise as _P, unary as _U
 from ._window import _along_axes, _as_tensor, _check_tensor, _crop, _offset_slices, _pad_const, _windows
@@ -145,6 +146,14 @@ class _MaxPool(Op):
             else:
                 dst += g * (karg == i)
         return gx[0] if self.unbatched else gx
+
+    def jvp(self, t):  # forward AD (autograd/forward_ad.py): the tangent at each window's maximum
+        kw = dict(self.fw_kwargs, return_indices=True)
+        idx = type(self).apply(_make(self.fw_inputs[0]._data), **kw)[1]
+        nd = len(kw["kernel_size"])
+        lead = tuple(t.shape[:-nd])
+        out = t.reshape(lead + (-1,)).gather(-1, idx.reshape(lead + (-1,))).reshape(tuple(idx.shape))
+        return (out, None) if self.fw_kwargs["return_indices"] else out
 
     def _flat(self):
         """Flat per-plane indices from the saved window offsets (unpadded case)."""
@@ -661,6 +670,7 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
 # max unpooling
 # ------------------------------------------------------------------------------------------------
 class _MaxUnpool(Op):
+    jvp = jvp_linear  # forward AD (autograd/forward_ad.py): linear in x, indices are a keyword
     """Scatter values to their flat per-plane ``indices`` in zero planes of ``out_sp`` (the adjoint of a gather)."""
 
     def forward(self, x, *, indices, out_sp):

@@ -19,7 +19,9 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
+from ..autograd.forward_ad import jvp_linear
 from ..autograd.function import Op
+from ..autograd.grad_mode import _State
 from ._util import _cj, dims_arg, wrap_dim
 from ._cast import cast
 from ._out import _out
@@ -174,6 +176,8 @@ def _nonempty(a, axes, name):
 # ------------------------------------------------------------------------------------------------
 class SumBackward1(Op):
     _vmap = ("axis", "axes")  # batching rule kind (func/_batching_rules.py)
+    jvp = jvp_linear  # forward AD (autograd/forward_ad.py)
+
     def forward(self, a, axes, keepdim):
         self.shape, self.axes, self.keepdim = a.shape, axes, keepdim
         acc = _half(a)
@@ -190,6 +194,8 @@ class SumBackward0(SumBackward1):
 
 class MeanBackward1(Op):
     _vmap = ("axis", "axes")  # batching rule kind (func/_batching_rules.py)
+    jvp = jvp_linear
+
     def forward(self, a, axes, keepdim):
         self.shape, self.axes, self.keepdim = a.shape, axes, keepdim
         self.n = _count(a.shape, axes)
@@ -500,7 +506,7 @@ class MinBackward1(AminBackward0):
 def _extreme(op, name, input, axes, keepdim):
     a = input._data
     _nonempty(a, axes, name)
-    if a.dtype.kind in "fcV" and input._rg:
+    if a.dtype.kind in "fcV" and (input._rg or _State.fw):  # fw: forward AD
         return op.apply(input, axes=axes, keepdim=keepdim)
     return _make(np.asarray(op._fn(a, axis=axes, keepdims=keepdim)))
 

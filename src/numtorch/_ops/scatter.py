@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _make, _wrap_dim
+from ..autograd.forward_ad import jvp_linear
 from ..autograd.function import Op, linear_backward, save_indices
 from ._inplace import inplace_fn
 from ._out import _out
@@ -138,6 +139,7 @@ def _gather_args(input, dim, index, what, src=None):
 
 
 class GatherBackward0(Op):
+    jvp = jvp_linear  # forward AD (autograd/forward_ad.py): idx is a keyword
     def forward(self, a, dim, idx):
         self.shape, self.grid, self.oshape = a.shape, _grid(idx.reshape(idx.shape or (1,)), dim), idx.shape
         return a.reshape(a.shape or (1,))[self.grid].reshape(idx.shape)

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ..autograd.forward_ad import jvp_elementwise, jvp_linear
 from ..autograd.function import Op
 from ._cast import cast
 from ._inplace import inplace_fn
@@ -32,6 +33,7 @@ positive angle atanh_ asinh_ acosh_ arctanh_ arcsinh_ arccosh_ deg2rad_ rad2deg_
 # ------------------------------------------------------------------------------------------------
 class NegBackward0(Op):
     _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
+    jvp = jvp_linear  # forward AD (autograd/forward_ad.py)
     def forward(self, a):
         if a.dtype.kind == "b":
             raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
@@ -54,6 +56,7 @@ class _SavesOutput(Op):
     _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     _saves = ("out",)
+    jvp = jvp_elementwise  # forward AD (autograd/forward_ad.py): this backward on the tangent
 
     def forward(self, a):
         self.saved = self._f(a)
@@ -68,6 +71,7 @@ class _SavesInput(Op):
     _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     _saves = (0,)
+    jvp = jvp_elementwise
 
     def forward(self, a):
         self.saved = a
@@ -103,6 +107,9 @@ class ExpBackward0(Op):
 
     def backward(self, g):
         return g * _cz(self.saved)
+
+    def jvp(self, t):  # forward AD (autograd/forward_ad.py)
+        return t * self.fw_out
 
 
 # each: f, and the gradient g * f'(x) from the saved input x or output o
@@ -220,6 +227,10 @@ class TanhBackward0(_SavesOutput):
         t = _cz(self.saved)
         return g * (1 - t * t)
 
+    def jvp(self, t):
+        y = self.fw_out
+        return t * (1 - y * y)
+
 
 class SigmoidBackward0(Op):
     _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
@@ -239,6 +250,10 @@ class SigmoidBackward0(Op):
         s = _cz(self.saved)
         return g * s * (1 - s)
 
+    def jvp(self, t):
+        y = self.fw_out
+        return t * y * (1 - y)
+
 
 class ReluBackward0(Op):
     _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
@@ -257,6 +272,9 @@ class ReluBackward0(Op):
 
     def backward(self, g):
         return g * (self.saved > 0)
+
+    def jvp(self, t):
+        return t * (self.fw_out > 0)
 
 
 class SignBackward0(Op):

@@ -1,7 +1,7 @@
 """``numtorch.autograd`` (mirrors ``torch.autograd``): Function, backward, grad, grad modes, gradcheck."""
 import importlib
 
-from . import function, graph, grad_mode
+from . import function, graph, grad_mode, forward_ad
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,

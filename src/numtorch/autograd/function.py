@@ -31,6 +31,9 @@ vmap_dispatch = None
 vmap_inplace = None  # likewise, for ``_ops/_inplace.inplace`` under vmap
 vmap_nondiff = None  # and for ``_ops/_util._nondiff`` (comparisons and other non-differentiable elementwise ops)
 
+# forward AD's slow paths, set by forward_ad.py (same layer, imported after this module)
+fw_apply = fw_function_apply = None
+
 
 # ------------------------------------------------------------------------------------------------
 # Inference tensors: results of ops made in inference mode, which autograd refuses to save
@@ -112,6 +115,8 @@ class Op(Node):
     def apply(cls, *args, **kwargs):
         # The hot path of every op: keep it to one pass over the inputs and no helper calls.
         if _apply_hook is not None: return _apply_hook(cls, args, kwargs)  # noqa: E701  (profiler)
+        if _State.fw:  # forward AD: some dual level is entered in this thread (forward_ad.py)
+            return fw_apply(cls, args, kwargs)
         if _State.vmap:
             return vmap_dispatch(cls, args, kwargs)
         self = _new(cls)
@@ -359,6 +364,9 @@ class _SavedOutput:
     def _unpack(self, node):
         t = _make(self.data, True)
         t._vc, t.grad_fn, t._output_nr = self.vc, node, self.nr
+        fw = node.__dict__.get("_fw_out")  # the output's forward-AD tangents (forward_ad.py)
+        if fw and self.nr in fw:
+            t._fw = fw[self.nr]
         return t
 
 
@@ -411,9 +419,19 @@ class Function(metaclass=_FunctionMeta):
     def setup_context(ctx, inputs, output):
         raise NotImplementedError("setup_context is not implemented.")
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
+                                  "with forward mode AD.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
-        ctx = cls._backward_cls()
+        if _State.fw:  # forward AD: the outputs get tangents from cls.jvp (forward_ad.py)
+            return fw_function_apply(cls, args, kwargs)
+        return cls._apply_ctx(cls._backward_cls(), args, kwargs)
+
+    @classmethod
+    def _apply_ctx(cls, ctx, args, kwargs):
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
         uses_setup = cls.setup_context is not Function.setup_context
         with no_grad():

@@ -23,6 +23,7 @@ class _ThreadState(threading.local):
     enabled = True
     inference = False
     vmap = 0  # vmap levels active in this thread; Op.apply routes to ``function.vmap_dispatch`` when set
+    fw = False  # a forward AD level is entered (forward_ad.py); Op.apply then takes its slow path
 
 
 _State = _ThreadState()

@@ -5,6 +5,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from .engine import grad as _grad
+from . import forward_ad
 from .grad_mode import enable_grad, no_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
@@ -42,11 +43,11 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     (returns False instead when ``raise_exception=False``). ``check_grad_dtypes`` also checks that each
     gradient has its input's dtype. ``fast_mode`` runs the full (stricter) check; ``check_undefined_grad``
     holds by construction (numtorch's built-in backwards receive zeros for outputs without a gradient).
-    ``check_batched_grad``, ``check_forward_ad``, ``check_batched_forward_grad`` and ``masked``
-    raise NotImplementedError: numtorch has no vmap or forward-mode AD yet.
+    ``check_forward_ad`` also compares the forward-mode Jacobian (``autograd.forward_ad``) with the
+    differences (``check_backward_ad=False``: only that one). ``check_batched_grad``,
+    ``check_batched_forward_grad`` and ``masked`` raise NotImplementedError (no vmap, no masked tensors).
     """
     _unsupported_flags(check_batched_grad=(check_batched_grad, "it needs vmap"),
-                       check_forward_ad=(check_forward_ad, "forward-mode AD is not implemented"),
                        check_batched_forward_grad=(check_batched_forward_grad, "it needs vmap"),
                        masked=(masked, "masked tensors are not implemented"))
     assert check_forward_ad or check_backward_ad, ("Expected at least one of check_forward_ad or check_backward_ad "
@@ -61,6 +62,10 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the "
                          "them have requires_grad=True.")
     outs = _outputs(func, inputs)
+    if check_forward_ad and not _check_forward(func, inputs, diff, outs, eps, atol, rtol, raise_exception):
+        return False
+    if not check_backward_ad:
+        return True
     for oi, out in enumerate(outs):
         # an output that does not require grad has an analytical Jacobian of zeros: the numerical one must
         # be zero too (a detach() or .item() inside func is caught here, as in PyTorch)
@@ -79,22 +84,52 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 if g is not None:
                     analytical[:, j] = g._data.reshape(-1)
             numerical = np.zeros_like(analytical)
-            flat = x._data.reshape(-1)
             for k in range(x.numel()):
-                orig = flat[k].copy()
-                with no_grad():
-                    flat[k] = orig + eps
-                    plus = _outputs(func, inputs)[oi]._data.astype(np.float64).reshape(-1)
-                    flat[k] = orig - eps
-                    minus = _outputs(func, inputs)[oi]._data.astype(np.float64).reshape(-1)
-                    flat[k] = orig
-                numerical[k] = (plus - minus) / (2 * eps)
+                numerical[k] = _numerical_column(func, inputs, x, k, oi, eps)
             if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
                 if not raise_exception:
                     return False
                 raise GradcheckError(
                     f"Jacobian mismatch for output {oi} with respect to input {ii},\n"
                     f"numerical:{numerical}\nanalytical:{analytical}\n")
+    return True
+
+
+def _numerical_column(func, inputs, x, k, oi, eps):
+    flat = x._data.reshape(-1)
+    orig = flat[k].copy()
+    with no_grad():
+        flat[k] = orig + eps
+        plus = _outputs(func, inputs)[oi]._data.astype(np.float64).reshape(-1)
+        flat[k] = orig - eps
+        minus = _outputs(func, inputs)[oi]._data.astype(np.float64).reshape(-1)
+        flat[k] = orig
+    return (plus - minus) / (2 * eps)
+
+
+def _check_forward(func, inputs, diff, outs, eps, atol, rtol, raise_exception):
+    """``check_forward_ad``: for each input element, the tangents of the outputs when that element's
+    tangent is 1 (forward AD, one ``dual_level`` each) against central differences."""
+    for ii in diff:
+        x = inputs[ii]
+        for oi, out in enumerate(outs):
+            analytical = np.zeros((x.numel(), out.numel()))
+            numerical = np.zeros_like(analytical)
+            for k in range(x.numel()):
+                v = np.zeros(x._data.shape, x._data.dtype)
+                v.reshape(-1)[k] = 1
+                with forward_ad.dual_level():
+                    duals = list(inputs)
+                    duals[ii] = forward_ad.make_dual(x, _make(v))
+                    tan = forward_ad.unpack_dual(_outputs(func, duals)[oi]).tangent
+                if tan is not None:
+                    analytical[k] = tan._data.reshape(-1)
+                numerical[k] = _numerical_column(func, inputs, x, k, oi, eps)
+            if not np.allclose(analytical, numerical, rtol=rtol, atol=atol):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(f"Jacobian computed with forward mode mismatch for output {oi} with respect "
+                                     f"to input {ii},\nnumerical:{numerical}\nanalytical:{analytical}\n")
     return True
 
 
@@ -107,11 +142,11 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 
     ``grad_outputs`` default to random float64 tensors that require grad (seeded, so the check is
     repeatable). Inputs should be float64. Returns True or raises GradcheckError (False with
-    ``raise_exception=False``). ``check_fwd_over_rev`` and ``check_batched_grad`` raise
-    NotImplementedError (no forward-mode AD or vmap yet).
+    ``raise_exception=False``). ``check_fwd_over_rev`` checks forward-mode AD through the
+    differentiable backward (``check_rev_over_rev=False``: only that); ``check_batched_grad`` raises
+    NotImplementedError (no vmap yet).
     """
-    _unsupported_flags(check_fwd_over_rev=(check_fwd_over_rev, "forward-mode AD is not implemented"),
-                       check_batched_grad=(check_batched_grad, "it needs vmap"),
+    _unsupported_flags(check_batched_grad=(check_batched_grad, "it needs vmap"),
                        masked=(masked, "masked tensors are not implemented"))
     assert check_fwd_over_rev or check_rev_over_rev, ("Expected at least one of check_fwd_over_rev or "
                                                       "check_rev_over_rev to be True")
@@ -139,4 +174,4 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception, nondet_tol=nondet_tol,
                      check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
-                     fast_mode=fast_mode)
+                     fast_mode=fast_mode, check_forward_ad=check_fwd_over_rev, check_backward_ad=check_rev_over_rev)

@@ -449,6 +449,9 @@ def _boxed_copy(node):
             vc, _, arr = entry
             out = _make(arr, True)
             out.grad_fn, out._vc = node, vc
+            fw = node.__dict__.get("_fw_out")  # the output's forward-AD tangents (forward_ad.py)
+            if fw and 0 in fw:
+                out._fw = fw[0]
             sub[id(arr)] = out
             if "_out_scalar" in node.__dict__:  # the forward's NumPy scalar, kept by the backward for a 0-d result
                 sub[id(node._out_scalar)] = out
@@ -520,6 +523,9 @@ def _output_boxes(node):
                 continue
             t = _make(arr, True)
             t.grad_fn, t._output_nr = node, i
+            fw = node.__dict__.get("_fw_out")  # the output's forward-AD tangents (forward_ad.py)
+            if fw and i in fw:
+                t._fw = fw[i]
             res.append(GradArray(t))
         return res
     return make
