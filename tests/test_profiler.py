@@ -139,14 +139,19 @@ def test_schedule_steps_honoured():
 
     def on_ready(p):
         ready.append((p.step_num, Counter(e.name for e in p.events())))
+    traces = []
     with profiler.profile(schedule=sched, on_trace_ready=on_ready) as prof:
         for _ in range(10):
             model(x).sum().backward()
             prof.step()
+            traces.append([e.trace_name for e in prof.events()] if prof.step_num in (4, 8) else None)
     assert [s for s, _ in ready] == [4, 8]  # after the active steps 2-3 and 6-7
     first, second = ready[0][1], ready[1][1]
-    assert first["ProfilerStep#2"] == first["ProfilerStep#3"] == 1 and "ProfilerStep#1" not in first
-    assert second["ProfilerStep#6"] == second["ProfilerStep#7"] == 1
+    # as torch's events and key_averages(): one "ProfilerStep*" name, each step's number in trace_name
+    assert first["ProfilerStep*"] == second["ProfilerStep*"] == 2
+    assert not [n for n in first if n.startswith("ProfilerStep#")]
+    assert [n for n in traces[3] if n.startswith("ProfilerStep")] == ["ProfilerStep#2", "ProfilerStep#3"]
+    assert [n for n in traces[7] if n.startswith("ProfilerStep")] == ["ProfilerStep#6", "ProfilerStep#7"]
     assert first["aten::addmm"] == 2 and first[BACKWARD + "AddmmBackward0"] == 2  # two recorded steps' worth
     assert _function._apply_hook is None
 

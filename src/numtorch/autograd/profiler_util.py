@@ -22,7 +22,10 @@ class FunctionEvent:
     def __init__(self, id, name, thread, start_us, end_us=None, input_shapes=(), is_user_annotation=False,
                  stack=None):
         self.id = id
-        self.name = self.key = name
+        # PyTorch names every step range "ProfilerStep*" so that key_averages() groups them; the
+        # Chrome trace keeps each step's own "ProfilerStep#N" (trace_name).
+        self.trace_name = name
+        self.name = self.key = "ProfilerStep*" if name.startswith("ProfilerStep#") else name
         self.thread = thread
         self.start_us = start_us
         self.end_us = start_us if end_us is None else end_us
@@ -147,7 +150,7 @@ class EventList(list):
             if self._profile_memory:
                 args["Bytes"] = e.cpu_memory_usage
             events.append({"ph": "X", "cat": "user_annotation" if e.is_user_annotation else "cpu_op",
-                           "name": e.name, "pid": pid, "tid": e.thread, "ts": round(e.start_us, 3),
+                           "name": e.trace_name, "pid": pid, "tid": e.thread, "ts": round(e.start_us, 3),
                            "dur": round(e.cpu_time_total, 3), "args": args})
         with open(path, "w") as f:
             json.dump({"schemaVersion": 1, "displayTimeUnit": "ms", "traceEvents": events}, f, indent=1)
