@@ -390,27 +390,49 @@ def _refuse_persistent(pid):
     raise pickle.UnpicklingError(f"Unsupported persistent id: {pid!r}")
 
 
+_MALFORMED = {}
+
+
+def _malformed(cls):
+    """``pickle.UnpicklingError`` that is also ``cls``: PyTorch's weights-only unpickler lets the raw
+    KeyError/IndexError/... of a malformed pickle (a text file) escape, so ``except KeyError`` written for
+    torch still catches numtorch's error, and so does ``except pickle.UnpicklingError``."""
+    if cls not in (KeyError, IndexError, ValueError, TypeError, AttributeError):  # one-message types only
+        return pickle.UnpicklingError
+    if cls not in _MALFORMED:
+        _MALFORMED[cls] = type("UnpicklingError", (pickle.UnpicklingError, cls),
+                               {"__str__": BaseException.__str__, "__module__": "_pickle"})
+    return _MALFORMED[cls]
+
+
 def _unpickle(file, weights_only, persistent_load, encoding="utf-8", **pickle_load_args):
     cls = WeightsUnpickler if weights_only else FullUnpickler
     kwargs = {} if weights_only else pickle_load_args
     try:
         return cls(file, persistent_load, encoding=encoding, **kwargs).load()
-    except (pickle.UnpicklingError, RuntimeError, MemoryError):
+    except pickle.UnpicklingError as e:
+        if not (weights_only and isinstance(e.__context__, KeyError) and str(e).startswith("Memo value not found")):
+            raise
+        # the stock unpickler's wording for a missing memo entry (a text file); PyTorch's raises KeyError
+        raise _malformed(KeyError)(f"numtorch.load: the file is damaged or not a PyTorch checkpoint (malformed "
+                                   f"pickle: {e})") from e
+    except (RuntimeError, MemoryError):
         raise
     except EOFError as e:
         raise EOFError("numtorch.load: the checkpoint ends early: the file is empty, truncated or damaged") from e
     except (KeyError, IndexError, ValueError, TypeError, AttributeError, struct.error) as e:
         if not weights_only:
             raise
-        raise pickle.UnpicklingError(f"numtorch.load: the file is damaged or not a PyTorch checkpoint (malformed "
-                                     f"pickle: {type(e).__name__}: {e})") from e
+        raise _malformed(type(e))(f"numtorch.load: the file is damaged or not a PyTorch checkpoint (malformed "
+                                  f"pickle: {type(e).__name__}: {e})") from e
 
 
-def _resolve_weights_only(weights_only):
-    """``weights_only`` after PyTorch 2.13's defaults and TORCH_FORCE_(NO_)WEIGHTS_ONLY_LOAD overrides."""
+def _resolve_weights_only(weights_only, pickle_module=None):
+    """``weights_only`` after PyTorch 2.13's defaults (True, but False when a ``pickle_module`` is
+    given) and TORCH_FORCE_(NO_)WEIGHTS_ONLY_LOAD overrides."""
     not_set = weights_only is None
     if not_set:
-        weights_only = True
+        weights_only = pickle_module is None
     force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
     force_no = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
     if force and force_no:
@@ -483,7 +505,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     a damaged zip archive (truncated, CRC mismatch), a bad legacy magic number, big-endian files;
     pickle.UnpicklingError for a file that is not a pickle (text) or for a refused global.
     """
-    weights_only = _resolve_weights_only(weights_only)
+    weights_only = _resolve_weights_only(weights_only, pickle_module)
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if pickle_load_args and weights_only:
