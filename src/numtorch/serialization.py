@@ -190,14 +190,26 @@ def _fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
+def _cannot_open(path, e: OSError) -> RuntimeError:
+    # torch.save's file writer reports a target it cannot open (a directory, a symlink loop, no
+    # permission) as RuntimeError, not as the OSError subclass
+    return RuntimeError(f"File {path} cannot be opened: {e.strerror or e}")
+
+
 def _save_to_path(obj, path: str) -> None:
     target = os.path.realpath(path)  # through symlinks: the link keeps pointing at the checkpoint
     try:
         st = os.stat(target)
     except FileNotFoundError:
         st = None
+    except OSError as e:  # ELOOP, EACCES on a path component, ...
+        raise _cannot_open(path, e) from e
     if st is not None and not stat.S_ISREG(st.st_mode):  # /dev/null, a FIFO, a device: never replace it
-        with open(target, "wb") as fh:
+        try:
+            fh = open(target, "wb")
+        except OSError as e:
+            raise _cannot_open(path, e) from e
+        with fh:
             _dump(obj, fh)
         return
     directory, name = os.path.split(target)
@@ -210,10 +222,16 @@ def _save_to_path(obj, path: str) -> None:
         # a new file gets 0666 & ~umask like open(); an existing one keeps its mode (set below)
         fd = os.open(tmp, flags, 0o600 if st is not None else 0o666)
     except PermissionError:  # a writable file in a directory we may not create files in: write in place
-        with open(target, "r+b") as fh:
+        try:
+            fh = open(target, "r+b")
+        except OSError as e:
+            raise _cannot_open(path, e) from e
+        with fh:
             _dump(obj, fh)
             fh.truncate()
         return
+    except OSError as e:  # a read-only file system, ...
+        raise _cannot_open(path, e) from e
     try:
         with os.fdopen(fd, "wb") as fh:
             _dump(obj, fh)
