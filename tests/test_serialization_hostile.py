@@ -190,6 +190,21 @@ def test_build_on_objects_the_file_created_still_works():
         load_bytes(checkpoint(body, FOUR_FLOATS))
 
 
+@pytest.mark.parametrize("key", ["sum", "numpy", "grad", "data", "shape"])
+def test_tensor_state_cannot_shadow_methods_or_properties(key):
+    # torch refuses a dict state on a plain tensor (TypeError from set_); numtorch accepted it and a
+    # loaded tensor's t.sum / t.numpy became whatever the file said
+    body = tensor("0", 4, 0, (4,), (1,)) + P({key: 1}) + b"b"
+    with pytest.raises(TypeError):
+        ref.load(io.BytesIO(checkpoint(body, FOUR_FLOATS)))
+    with pytest.raises(pickle.UnpicklingError, match=key):
+        load_bytes(checkpoint(body, FOUR_FLOATS))
+    body = (G("torch._utils", "_rebuild_parameter_with_state") +
+            T(tensor("0", 4, 0, (4,), (1,)), b"\x88", G("collections", "OrderedDict") + b")R", P({key: 1})) + b"R")
+    with pytest.raises(pickle.UnpicklingError, match=key):
+        load_bytes(checkpoint(body, FOUR_FLOATS))
+
+
 def test_allowed_callables_refuse_hostile_arguments():
     with pytest.raises(pickle.UnpicklingError, match="bytearray"):
         load_bytes(checkpoint(G("builtins", "bytearray") + P((1 << 40,)) + b"R"))
