@@ -454,3 +454,21 @@ def test_returned_indices_and_targets_changed_before_backward(name, change):
         assert got == want
     else:
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["einsum", "tensordot"])
+def test_einsum_keeps_only_operands_a_needed_gradient_reads(T, op):
+    # PyTorch's einsum/tensordot (mm underneath) save an operand only for the other's gradient:
+    # changing ``a`` in place is fine when ``w`` needs no gradient (was: a false in-place error)
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    a, w = x * 1.5, T.tensor([2.0, 3.0, 4.0])
+    z = T.einsum("i,i->", a, w) if op == "einsum" else T.tensordot(a, w, 1)
+    a.add_(1)
+    z.backward()
+    assert A(x.grad).tolist() == [3.0, 4.5, 6.0]
+    w.requires_grad_()
+    b = x * 2
+    y = T.einsum("i,i->", b, w) if op == "einsum" else T.tensordot(b, w, 1)
+    b.add_(1)  # now w's gradient reads b
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
