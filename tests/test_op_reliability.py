@@ -267,3 +267,30 @@ def test_edge_and_invalid_calls_match_torch(name):
 def test_add_alpha_scales_in_result_dtype():
     r = nt.add(nt.tensor([2., 0.]), nt.tensor([253, 200], dtype=nt.uint8), alpha=2)
     assert r.tolist() == [508, 400] and r.dtype is nt.float32
+
+
+INT_DIV_BY_ZERO = {
+    "floor_divide": lambda L, a, b: L.floor_divide(a, b),
+    "floordiv_operator": lambda L, a, b: a // b,
+    "div_floor": lambda L, a, b: a.div(b, rounding_mode="floor"),
+    "div_trunc": lambda L, a, b: a.div(b, rounding_mode="trunc"),
+    "remainder": lambda L, a, b: L.remainder(a, b),
+    "mod_operator": lambda L, a, b: a % b,
+    "fmod": lambda L, a, b: L.fmod(a, b),
+    "fmod_scalar": lambda L, a, b: L.fmod(a, 0),
+    "remainder_": lambda L, a, b: a.clone().remainder_(b),
+}
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8"])
+@pytest.mark.parametrize("name", sorted(INT_DIV_BY_ZERO))
+def test_integer_division_by_zero_raises_as_torch(name, dtype):
+    # NumPy gives 0 (a silently wrong result); PyTorch raises RuntimeError("ZeroDivisionError")
+    for L in (torch, nt):
+        a, b = L.tensor([7, 3], dtype=getattr(L, dtype)), L.tensor([2, 0], dtype=getattr(L, dtype))
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            INT_DIV_BY_ZERO[name](L, a, b)
+        a, b = L.tensor([7, 3], dtype=getattr(L, dtype)), L.tensor([2, 2], dtype=getattr(L, dtype))
+        if name != "fmod_scalar":  # no zero: torch's values
+            want = INT_DIV_BY_ZERO[name](torch, torch.tensor([7, 3]), torch.tensor([2, 2])).tolist()
+            assert INT_DIV_BY_ZERO[name](L, a, b).tolist() == want
