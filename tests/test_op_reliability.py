@@ -294,3 +294,12 @@ def test_integer_division_by_zero_raises_as_torch(name, dtype):
         if name != "fmod_scalar":  # no zero: torch's values
             want = INT_DIV_BY_ZERO[name](torch, torch.tensor([7, 3]), torch.tensor([2, 2])).tolist()
             assert INT_DIV_BY_ZERO[name](L, a, b).tolist() == want
+
+
+@pytest.mark.parametrize("args", [(0, float("nan")), (0, float("inf")), (float("-inf"), 0), (0, 5, float("nan"))])
+def test_arange_of_a_non_finite_range_raises_runtime_error(args):
+    # was NumPy's ValueError/OverflowError
+    with pytest.raises(RuntimeError) as theirs:
+        torch.arange(*args)
+    with pytest.raises(RuntimeError, match=str(theirs.value).split(":")[0]):
+        nt.arange(*args)
