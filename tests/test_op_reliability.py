@@ -303,3 +303,17 @@ def test_arange_of_a_non_finite_range_raises_runtime_error(args):
         torch.arange(*args)
     with pytest.raises(RuntimeError, match=str(theirs.value).split(":")[0]):
         nt.arange(*args)
+
+
+@pytest.mark.parametrize("op", ["lt", "le", "gt", "ge"])
+@pytest.mark.parametrize("other", ["tensor", "complex_scalar", "int_scalar"])
+def test_ordered_comparison_of_complex_raises_not_implemented(op, other):
+    # NumPy orders complex numbers by their real part: a silently made-up answer where PyTorch raises
+    for L in (torch, nt):
+        a = L.tensor([1j, 2 + 0j]) if other != "complex_scalar" else L.ones(2)
+        b = {"tensor": L.tensor([1j, 1 + 0j]), "complex_scalar": 1j, "int_scalar": 0}[other]
+        with pytest.raises(NotImplementedError, match=f'"{op}_cpu" not implemented for \'ComplexFloat\''):
+            getattr(L, op)(a, b)
+    assert nt.eq(nt.tensor([1j]), 1j).tolist() == [True]
+    assert nt.lt(nt.tensor([1, 2], dtype=nt.bfloat16), 2).tolist() == torch.lt(torch.tensor([1, 2],
+                                                                                            dtype=torch.bfloat16), 2).tolist()
