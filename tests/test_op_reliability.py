@@ -317,3 +317,17 @@ def test_ordered_comparison_of_complex_raises_not_implemented(op, other):
     assert nt.eq(nt.tensor([1j]), 1j).tolist() == [True]
     assert nt.lt(nt.tensor([1, 2], dtype=nt.bfloat16), 2).tolist() == torch.lt(torch.tensor([1, 2],
                                                                                             dtype=torch.bfloat16), 2).tolist()
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "bool"])
+def test_round_with_decimals_of_integers_raises_as_torch(dtype):
+    # was: a float result (round(decimals=-1) of int64 [15] gave float32 [20.])
+    for L in (torch, nt):
+        t = L.tensor([1, 0], dtype=getattr(L, dtype))
+        with pytest.raises(NotImplementedError, match='"round_cpu" not implemented'):
+            t.round(decimals=-1)
+        if dtype == "bool":
+            with pytest.raises(NotImplementedError, match="Bool"):
+                t.round()
+        else:
+            assert t.round().dtype == t.dtype
