@@ -234,3 +234,18 @@ def test_ctrl_c_leaves_no_stray_workers(tmp_path, group):
         except ProcessLookupError:
             pass
     assert not alive, f"stray worker processes: {alive}\n{textwrap.shorten(err, 500)}"
+
+
+@pytest.mark.parametrize("workers, prefetch", [(0, 2), (2, -1)])
+def test_bad_prefetch_factor_raises_value_error_as_torch(workers, prefetch):
+    data = list(range(4))
+    with pytest.raises(ValueError, match="prefetch_factor"):
+        ref.utils.data.DataLoader(data, num_workers=workers, prefetch_factor=prefetch)
+    with pytest.raises(ValueError, match="prefetch_factor"):
+        ndata.DataLoader(data, num_workers=workers, prefetch_factor=prefetch)
+
+
+def test_prefetch_factor_defaults_as_torch():
+    for workers in (0, 2):
+        want = ref.utils.data.DataLoader(list(range(4)), num_workers=workers).prefetch_factor
+        assert ndata.DataLoader(list(range(4)), num_workers=workers).prefetch_factor == want

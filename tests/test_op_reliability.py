@@ -267,3 +267,67 @@ def test_edge_and_invalid_calls_match_torch(name):
 def test_add_alpha_scales_in_result_dtype():
     r = nt.add(nt.tensor([2., 0.]), nt.tensor([253, 200], dtype=nt.uint8), alpha=2)
     assert r.tolist() == [508, 400] and r.dtype is nt.float32
+
+
+INT_DIV_BY_ZERO = {
+    "floor_divide": lambda L, a, b: L.floor_divide(a, b),
+    "floordiv_operator": lambda L, a, b: a // b,
+    "div_floor": lambda L, a, b: a.div(b, rounding_mode="floor"),
+    "div_trunc": lambda L, a, b: a.div(b, rounding_mode="trunc"),
+    "remainder": lambda L, a, b: L.remainder(a, b),
+    "mod_operator": lambda L, a, b: a % b,
+    "fmod": lambda L, a, b: L.fmod(a, b),
+    "fmod_scalar": lambda L, a, b: L.fmod(a, 0),
+    "remainder_": lambda L, a, b: a.clone().remainder_(b),
+}
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8"])
+@pytest.mark.parametrize("name", sorted(INT_DIV_BY_ZERO))
+def test_integer_division_by_zero_raises_as_torch(name, dtype):
+    # NumPy gives 0 (a silently wrong result); PyTorch raises RuntimeError("ZeroDivisionError")
+    for L in (torch, nt):
+        a, b = L.tensor([7, 3], dtype=getattr(L, dtype)), L.tensor([2, 0], dtype=getattr(L, dtype))
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            INT_DIV_BY_ZERO[name](L, a, b)
+        a, b = L.tensor([7, 3], dtype=getattr(L, dtype)), L.tensor([2, 2], dtype=getattr(L, dtype))
+        if name != "fmod_scalar":  # no zero: torch's values
+            want = INT_DIV_BY_ZERO[name](torch, torch.tensor([7, 3]), torch.tensor([2, 2])).tolist()
+            assert INT_DIV_BY_ZERO[name](L, a, b).tolist() == want
+
+
+@pytest.mark.parametrize("args", [(0, float("nan")), (0, float("inf")), (float("-inf"), 0), (0, 5, float("nan"))])
+def test_arange_of_a_non_finite_range_raises_runtime_error(args):
+    # was NumPy's ValueError/OverflowError
+    with pytest.raises(RuntimeError) as theirs:
+        torch.arange(*args)
+    with pytest.raises(RuntimeError, match=str(theirs.value).split(":")[0]):
+        nt.arange(*args)
+
+
+@pytest.mark.parametrize("op", ["lt", "le", "gt", "ge"])
+@pytest.mark.parametrize("other", ["tensor", "complex_scalar", "int_scalar"])
+def test_ordered_comparison_of_complex_raises_not_implemented(op, other):
+    # NumPy orders complex numbers by their real part: a silently made-up answer where PyTorch raises
+    for L in (torch, nt):
+        a = L.tensor([1j, 2 + 0j]) if other != "complex_scalar" else L.ones(2)
+        b = {"tensor": L.tensor([1j, 1 + 0j]), "complex_scalar": 1j, "int_scalar": 0}[other]
+        with pytest.raises(NotImplementedError, match=f'"{op}_cpu" not implemented for \'ComplexFloat\''):
+            getattr(L, op)(a, b)
+    assert nt.eq(nt.tensor([1j]), 1j).tolist() == [True]
+    assert nt.lt(nt.tensor([1, 2], dtype=nt.bfloat16), 2).tolist() == torch.lt(torch.tensor([1, 2],
+                                                                                            dtype=torch.bfloat16), 2).tolist()
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "bool"])
+def test_round_with_decimals_of_integers_raises_as_torch(dtype):
+    # was: a float result (round(decimals=-1) of int64 [15] gave float32 [20.])
+    for L in (torch, nt):
+        t = L.tensor([1, 0], dtype=getattr(L, dtype))
+        with pytest.raises(NotImplementedError, match='"round_cpu" not implemented'):
+            t.round(decimals=-1)
+        if dtype == "bool":
+            with pytest.raises(NotImplementedError, match="Bool"):
+                t.round()
+        else:
+            assert t.round().dtype == t.dtype

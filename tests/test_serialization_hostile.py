@@ -190,6 +190,21 @@ def test_build_on_objects_the_file_created_still_works():
         load_bytes(checkpoint(body, FOUR_FLOATS))
 
 
+@pytest.mark.parametrize("key", ["sum", "numpy", "grad", "data", "shape"])
+def test_tensor_state_cannot_shadow_methods_or_properties(key):
+    # torch refuses a dict state on a plain tensor (TypeError from set_); numtorch accepted it and a
+    # loaded tensor's t.sum / t.numpy became whatever the file said
+    body = tensor("0", 4, 0, (4,), (1,)) + P({key: 1}) + b"b"
+    with pytest.raises(TypeError):
+        ref.load(io.BytesIO(checkpoint(body, FOUR_FLOATS)))
+    with pytest.raises(pickle.UnpicklingError, match=key):
+        load_bytes(checkpoint(body, FOUR_FLOATS))
+    body = (G("torch._utils", "_rebuild_parameter_with_state") +
+            T(tensor("0", 4, 0, (4,), (1,)), b"\x88", G("collections", "OrderedDict") + b")R", P({key: 1})) + b"R")
+    with pytest.raises(pickle.UnpicklingError, match=key):
+        load_bytes(checkpoint(body, FOUR_FLOATS))
+
+
 def test_allowed_callables_refuse_hostile_arguments():
     with pytest.raises(pickle.UnpicklingError, match="bytearray"):
         load_bytes(checkpoint(G("builtins", "bytearray") + P((1 << 40,)) + b"R"))
@@ -315,10 +330,33 @@ def test_force_weights_only_overrides_the_caller(tmp_path, monkeypatch):
 def test_explicit_pickle_module_needs_weights_only_false(tmp_path):
     path = _timedelta_file(tmp_path)
     with pytest.raises(RuntimeError, match="pickle_module"):
-        nt.load(path, pickle_module=pickle)
+        nt.load(path, pickle_module=pickle, weights_only=True)
+    with pytest.raises(RuntimeError, match="pickle_module"):
+        ref.load(path, pickle_module=pickle, weights_only=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert nt.load(path, pickle_module=pickle, weights_only=False)["c"].days == 1
+
+
+def test_pickle_module_without_weights_only_defaults_to_a_full_load(tmp_path):
+    # PyTorch 2.13: weights_only defaults to False when a pickle_module is given (was: RuntimeError)
+    path = _timedelta_file(tmp_path)
+    assert ref.load(path, pickle_module=pickle)["c"].days == 1
+    assert nt.load(path, pickle_module=pickle)["c"].days == 1
+
+
+@pytest.mark.parametrize("data, exc", [(b"hello world\n", KeyError), (b"\x80", IndexError)])
+def test_malformed_pickle_errors_are_also_torchs_raw_type(tmp_path, data, exc):
+    # torch's weights-only unpickler lets KeyError/IndexError escape; numtorch's error is both that and
+    # pickle.UnpicklingError, with a message saying the file is damaged
+    path = tmp_path / "damaged.pt"
+    path.write_bytes(data)
+    with pytest.raises(exc):
+        ref.load(path)
+    with pytest.raises(exc) as e:
+        nt.load(path)
+    assert isinstance(e.value, pickle.UnpicklingError)
+    assert str(e.value).startswith("numtorch.load: the file is damaged")
 
 
 # ------------------------------------------------------------------ legacy (pre-zip) files

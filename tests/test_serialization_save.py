@@ -147,3 +147,20 @@ def test_kill_9_during_saves_never_leaves_a_torn_file_or_accumulating_temps(tmp_
     spec.loader.exec_module(stress)
     res = stress.run(str(tmp_path), mb=16, kills=8, seed=1, log=lambda *a: None)
     assert res["kills"] == 8 and res["max_temp_files"] <= 1
+
+
+@pytest.mark.parametrize("kind", ["directory", "symlink_loop"])
+def test_target_that_cannot_be_opened_raises_torchs_runtime_error(tmp_path, kind):
+    # torch.save reports these as RuntimeError from its file writer (was: IsADirectoryError / OSError)
+    if kind == "directory":
+        target = tmp_path / "adir"
+        target.mkdir()
+    else:
+        target = tmp_path / "loop1"
+        os.symlink(tmp_path / "loop2", target)
+        os.symlink(target, tmp_path / "loop2")
+    with pytest.raises(RuntimeError):
+        ref.save({"a": ref.ones(2)}, target)
+    with pytest.raises(RuntimeError, match="cannot be opened"):
+        nt.save({"a": nt.ones(2)}, target)
+    assert not [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]

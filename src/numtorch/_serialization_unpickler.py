@@ -107,7 +107,8 @@ def _set_tensor_state(t, state):
         return
     if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
         raise pickle.UnpicklingError("a tensor's state must be a dict with string keys")
-    bad = sorted(k for k in state if k in _TENSOR_FIELDS or k.startswith("__"))
+    # nor shadow a method or property on this tensor (a state {"sum": ...} would make t.sum() return it)
+    bad = sorted(k for k in state if k in _TENSOR_FIELDS or k.startswith("__") or hasattr(type(t), k))
     if bad:
         raise pickle.UnpicklingError(f"a tensor's state may not set {bad}")
     t.__dict__.update(state)

@@ -190,14 +190,26 @@ def _fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
+def _cannot_open(path, e: OSError) -> RuntimeError:
+    # torch.save's file writer reports a target it cannot open (a directory, a symlink loop, no
+    # permission) as RuntimeError, not as the OSError subclass
+    return RuntimeError(f"File {path} cannot be opened: {e.strerror or e}")
+
+
 def _save_to_path(obj, path: str) -> None:
     target = os.path.realpath(path)  # through symlinks: the link keeps pointing at the checkpoint
     try:
         st = os.stat(target)
     except FileNotFoundError:
         st = None
+    except OSError as e:  # ELOOP, EACCES on a path component, ...
+        raise _cannot_open(path, e) from e
     if st is not None and not stat.S_ISREG(st.st_mode):  # /dev/null, a FIFO, a device: never replace it
-        with open(target, "wb") as fh:
+        try:
+            fh = open(target, "wb")
+        except OSError as e:
+            raise _cannot_open(path, e) from e
+        with fh:
             _dump(obj, fh)
         return
     directory, name = os.path.split(target)
@@ -210,10 +222,16 @@ def _save_to_path(obj, path: str) -> None:
         # a new file gets 0666 & ~umask like open(); an existing one keeps its mode (set below)
         fd = os.open(tmp, flags, 0o600 if st is not None else 0o666)
     except PermissionError:  # a writable file in a directory we may not create files in: write in place
-        with open(target, "r+b") as fh:
+        try:
+            fh = open(target, "r+b")
+        except OSError as e:
+            raise _cannot_open(path, e) from e
+        with fh:
             _dump(obj, fh)
             fh.truncate()
         return
+    except OSError as e:  # a read-only file system, ...
+        raise _cannot_open(path, e) from e
     try:
         with os.fdopen(fd, "wb") as fh:
             _dump(obj, fh)
@@ -390,27 +408,49 @@ def _refuse_persistent(pid):
     raise pickle.UnpicklingError(f"Unsupported persistent id: {pid!r}")
 
 
+_MALFORMED = {}
+
+
+def _malformed(cls):
+    """``pickle.UnpicklingError`` that is also ``cls``: PyTorch's weights-only unpickler lets the raw
+    KeyError/IndexError/... of a malformed pickle (a text file) escape, so ``except KeyError`` written for
+    torch still catches numtorch's error, and so does ``except pickle.UnpicklingError``."""
+    if cls not in (KeyError, IndexError, ValueError, TypeError, AttributeError):  # one-message types only
+        return pickle.UnpicklingError
+    if cls not in _MALFORMED:
+        _MALFORMED[cls] = type("UnpicklingError", (pickle.UnpicklingError, cls),
+                               {"__str__": BaseException.__str__, "__module__": "_pickle"})
+    return _MALFORMED[cls]
+
+
 def _unpickle(file, weights_only, persistent_load, encoding="utf-8", **pickle_load_args):
     cls = WeightsUnpickler if weights_only else FullUnpickler
     kwargs = {} if weights_only else pickle_load_args
     try:
         return cls(file, persistent_load, encoding=encoding, **kwargs).load()
-    except (pickle.UnpicklingError, RuntimeError, MemoryError):
+    except pickle.UnpicklingError as e:
+        if not (weights_only and isinstance(e.__context__, KeyError) and str(e).startswith("Memo value not found")):
+            raise
+        # the stock unpickler's wording for a missing memo entry (a text file); PyTorch's raises KeyError
+        raise _malformed(KeyError)(f"numtorch.load: the file is damaged or not a PyTorch checkpoint (malformed "
+                                   f"pickle: {e})") from e
+    except (RuntimeError, MemoryError):
         raise
     except EOFError as e:
         raise EOFError("numtorch.load: the checkpoint ends early: the file is empty, truncated or damaged") from e
     except (KeyError, IndexError, ValueError, TypeError, AttributeError, struct.error) as e:
         if not weights_only:
             raise
-        raise pickle.UnpicklingError(f"numtorch.load: the file is damaged or not a PyTorch checkpoint (malformed "
-                                     f"pickle: {type(e).__name__}: {e})") from e
+        raise _malformed(type(e))(f"numtorch.load: the file is damaged or not a PyTorch checkpoint (malformed "
+                                  f"pickle: {type(e).__name__}: {e})") from e
 
 
-def _resolve_weights_only(weights_only):
-    """``weights_only`` after PyTorch 2.13's defaults and TORCH_FORCE_(NO_)WEIGHTS_ONLY_LOAD overrides."""
+def _resolve_weights_only(weights_only, pickle_module=None):
+    """``weights_only`` after PyTorch 2.13's defaults (True, but False when a ``pickle_module`` is
+    given) and TORCH_FORCE_(NO_)WEIGHTS_ONLY_LOAD overrides."""
     not_set = weights_only is None
     if not_set:
-        weights_only = True
+        weights_only = pickle_module is None
     force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
     force_no = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
     if force and force_no:
@@ -483,7 +523,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     a damaged zip archive (truncated, CRC mismatch), a bad legacy magic number, big-endian files;
     pickle.UnpicklingError for a file that is not a pickle (text) or for a refused global.
     """
-    weights_only = _resolve_weights_only(weights_only)
+    weights_only = _resolve_weights_only(weights_only, pickle_module)
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if pickle_load_args and weights_only:

@@ -253,8 +253,10 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
-    if vals[2] == 0:
+    if vals[2] == 0 or vals[2] != vals[2]:  # a NaN step too, as PyTorch
         raise RuntimeError("step must be nonzero")
+    if any(isinstance(v, (float, np.floating)) and not np.isfinite(v) for v in vals[:2]):
+        raise RuntimeError(f"unsupported range: {vals[0]} -> {vals[1]}")
     if (vals[1] - vals[0]) * vals[2] < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:

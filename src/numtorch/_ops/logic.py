@@ -34,8 +34,18 @@ def _cmp(fn, name):
     return op
 
 
+def _ordered(fn, name):
+    """``fn`` for lt/le/gt/ge: complex numbers have no order (PyTorch raises; NumPy compares real parts)."""
+    def compare(x, y):
+        if builtins.any(isinstance(v, complex) or getattr(v, "dtype", np.dtype(bool)).kind == "c" for v in (x, y)):
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{_aten(np.result_type(x, y))}\'')
+        return fn(x, y)
+    return compare
+
+
 eq, ne = _cmp(np.equal, "eq"), _cmp(np.not_equal, "ne")
-lt, le, gt, ge = _cmp(np.less, "lt"), _cmp(np.less_equal, "le"), _cmp(np.greater, "gt"), _cmp(np.greater_equal, "ge")
+lt, le, gt, ge = (_cmp(_ordered(np.less, "lt"), "lt"), _cmp(_ordered(np.less_equal, "le"), "le"),
+                  _cmp(_ordered(np.greater, "gt"), "gt"), _cmp(_ordered(np.greater_equal, "ge"), "ge"))
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 logical_and, logical_or, logical_xor = (_cmp(np.logical_and, "logical_and"), _cmp(np.logical_or, "logical_or"),
                                         _cmp(np.logical_xor, "logical_xor"))

@@ -678,6 +678,7 @@ class _Einsum(Op):
 
 class TensordotBackward0(_Einsum):
     _saves = (0, 1)
+    _saves_for = {0: (1,), 1: (0,)}  # an operand is read only for the other's gradient (as mm saves)
 
 
 _EINSUM_OPS = {}
@@ -687,8 +688,11 @@ def _einsum_op(n):
     """The einsum node class for ``n`` operands (``_saves`` lists them all, so each is version-checked)."""
     op = _EINSUM_OPS.get(n)
     if op is None:
+        # an operand's values are read only for the other operands' gradients (its own needs its shape)
+        saves_for = {i: tuple(j for j in range(n) if j != i) for i in range(n)} if n > 1 else None
         op = _EINSUM_OPS[n] = type(f"Einsum{n}Operands", (_Einsum,),
-                                   {"_saves": tuple(range(n)), "_node_name": "EinsumBackward0"})
+                                   {"_saves": tuple(range(n)), "_node_name": "EinsumBackward0",
+                                    "_saves_for": saves_for})
     return op
 
 

@@ -308,8 +308,7 @@ def div(input, other, *, rounding_mode=None, out=None):
             return _out(floor_divide(input, other), out)
         if rounding_mode == "trunc":
             return _out(trunc(true_divide(input, other)) if _is_float(input, other)
-                        else _nondiff(lambda x, y: np.trunc(np.true_divide(x, y)).astype(np.result_type(x, y)),
-                                      input, other), out)
+                        else _nondiff(_trunc_divide, input, other), out)
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                            f"'{rounding_mode}'")
     a, b = prep2(input, other)
@@ -375,9 +374,24 @@ def atan2(input, other, *, out=None):
 arctan2 = atan2
 
 
+def _int_checked(fn):
+    """``fn(x, y)`` that raises PyTorch's RuntimeError("ZeroDivisionError") for an integer division by
+    zero (NumPy returns 0 with a warning: a silently wrong result)."""
+    def checked(x, y):
+        if np.result_type(x, y).kind in "iu" and np.any(np.asarray(y) == 0):
+            raise RuntimeError("ZeroDivisionError")
+        return fn(x, y)
+    return checked
+
+
+_floor_divide, _mod, _fmod = _int_checked(np.floor_divide), _int_checked(np.mod), _int_checked(np.fmod)
+_trunc_divide = _int_checked(lambda x, y: np.trunc(np.true_divide(x, y)).astype(np.result_type(x, y)))
+
+
 def floor_divide(input, other, *, out=None):
-    """``input // other`` rounding toward negative infinity (``torch.floor_divide``); no gradient."""
-    return _out(_nondiff(np.floor_divide, input, other), out)
+    """``input // other`` rounding toward negative infinity (``torch.floor_divide``); no gradient.
+    RuntimeError("ZeroDivisionError") for an integer division by zero, as PyTorch."""
+    return _out(_nondiff(_floor_divide, input, other), out)
 
 
 def remainder(input, other, *, out=None):
@@ -385,15 +399,14 @@ def remainder(input, other, *, out=None):
     a, b = prep2(input, other)
     if isinstance(a, Tensor) and (a._rg and _State.enabled or _State.fw):  # fw: forward AD
         return _out(sub(a, mul(floor_divide(a.detach(), b), b)), out)
-    return _out(_nondiff(np.mod, a, b), out)
+    return _out(_nondiff(_mod, a, b), out)
 
 
 def fmod(input, other, *, out=None):
     a, b = prep2(input, other)
     if isinstance(a, Tensor) and (a._rg and _State.enabled or _State.fw):  # fw: forward AD
-        q = _nondiff(lambda x, y: np.trunc(np.true_divide(x, y)).astype(np.result_type(x, y)), a.detach(), b)
-        return _out(sub(a, mul(q, b)), out)
-    return _out(_nondiff(np.fmod, a, b), out)
+        return _out(sub(a, mul(_nondiff(_trunc_divide, a.detach(), b), b)), out)
+    return _out(_nondiff(_fmod, a, b), out)
 
 
 # ------------------------------------------------------------------------------------------------

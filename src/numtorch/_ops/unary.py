@@ -444,8 +444,12 @@ frac = _same_dtype_unary(FracBackward0, "frac")
 def round(input, *, decimals=0, out=None):
     """Round half to even (``torch.round``); ``decimals`` as PyTorch."""
     if decimals:
+        if input._data.dtype.kind in "biu":  # PyTorch has no integer kernel for round(decimals=)
+            raise NotImplementedError(f'"round_cpu" not implemented for \'{input.dtype._aten_name}\'')
         return _out(RoundBackward1.apply(_floating(input), decimals=decimals), out)
-    if input._data.dtype.kind in "biu":
+    if input._data.dtype.kind == "b":
+        raise NotImplementedError('"round_vml_cpu" not implemented for \'Bool\'')
+    if input._data.dtype.kind in "iu":
         return _out(input.clone(), out)
     return _out(RoundBackward0.apply(input), out)
 

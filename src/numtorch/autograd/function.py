@@ -208,6 +208,9 @@ class Op(Node):
                                   if isinstance(a := args[i], Tensor)]
                 if _inference_made:
                     _check_not_inference(self._versions)
+            if cls._nondiff_outputs:  # the indices sort/max/max_pool return are saved by PyTorch: an
+                # in-place change of them must raise, not send the gradient to the wrong elements
+                self._versions = [*self._versions, *((ts[i]._vc, 0, ts[i], None) for i in cls._nondiff_outputs)]
             for i, t in enumerate(ts):
                 if i not in cls._nondiff_outputs and t._data.dtype.kind in _GRAD_KINDS:
                     t._rg = True

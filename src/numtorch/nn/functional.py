@@ -40,6 +40,7 @@ from .._ops.resample import channel_shuffle, interpolate, pixel_shuffle, pixel_u
 from .._ops.grid_sample import grid_sample  # noqa: F401
 from .._ops.sorting import one_hot  # noqa: F401
 from .._tensor import Tensor, _make
+from ..autograd.function import save_indices as _save_indices
 from ..autograd.grad_mode import no_grad as _no_grad
 
 
@@ -669,8 +670,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
     _LA.check_bounds(t, c, ignore_index)
     if x.size == 0:
         return _LA.empty_class_loss(input, t.shape, reduction)
-    return _L.CrossEntropyLossBackward0.apply(input, target=t, weight=w, ignore_index=ignore_index,
-                                              smoothing=float(label_smoothing), reduction=reduction)
+    return _save_indices(_L.CrossEntropyLossBackward0.apply(input, target=t, weight=w, ignore_index=ignore_index,
+                                                            smoothing=float(label_smoothing), reduction=reduction),
+                         target)  # PyTorch saves the target: changing it in place before backward raises
 
 
 def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
@@ -679,7 +681,8 @@ def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None, igno
     reduction = _reduction(size_average, reduce, reduction)
     t, w, c = _LA.class_targets(input, target, weight)
     _LA.check_bounds(t, c, ignore_index)
-    return _L.NllLossBackward0.apply(input, target=t, weight=w, ignore_index=ignore_index, reduction=reduction)
+    return _save_indices(_L.NllLossBackward0.apply(input, target=t, weight=w, ignore_index=ignore_index,
+                                                   reduction=reduction), target)
 
 
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",

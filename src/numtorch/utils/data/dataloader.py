@@ -211,6 +211,13 @@ class DataLoader:
         self.persistent_workers, self.multiprocessing_context = persistent_workers, multiprocessing_context
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:  # as PyTorch
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
+                             "to enable multiprocessing, otherwise set prefetch_factor to None.")
+        if prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if num_workers > 0 and prefetch_factor is None:
+            self.prefetch_factor = 2
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
         self._workers = None  # the persistent workers, once started
