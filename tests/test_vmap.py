@@ -454,3 +454,33 @@ def test_vmap_of_transform_keeps_no_graph_of_its_own():
         r = lib.func.vmap(lib.func.grad(lambda a: (a ** 2 * w).sum()))(x)
         r.sum().backward()
         np.testing.assert_allclose(w.grad.numpy(), (2 * x).sum(0).numpy())
+
+
+def test_custom_function_under_vmap():
+    # regression: vmap over a custom Function ran without a check, and vmap(grad(...)) through it gave
+    # zero gradients silently. Now: PyTorch's RuntimeError without vmap support; with
+    # generate_vmap_rule the forward batches, and a gradient through it raises NotImplementedError
+    def square(lib, gen):
+        class Sq(lib.autograd.Function):
+            generate_vmap_rule = gen
+
+            @staticmethod
+            def forward(x):
+                return x ** 2
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.save_for_backward(inputs[0])
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2 * ctx.saved_tensors[0]
+        return Sq
+    x = [[1.0, 2.0], [3.0, 4.0]]
+    for lib in (torch, nt):
+        with pytest.raises(RuntimeError, match="does not have vmap support"):
+            lib.func.vmap(square(lib, False).apply)(lib.tensor(x))
+    np.testing.assert_allclose(vmap(square(nt, True).apply)(nt.tensor(x)).numpy(),
+                               tvmap(square(torch, True).apply)(torch.tensor(x)).numpy())
+    with pytest.raises(NotImplementedError):
+        vmap(nt.func.grad(lambda v: square(nt, True).apply(v).sum()))(nt.tensor(x))
