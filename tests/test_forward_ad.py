@@ -317,3 +317,20 @@ def test_forward_over_reverse_against_torch(dtype):
             (gx,) = lib.autograd.grad(y, xd, create_graph=True)
             res.append(fw.unpack_dual(gx).tangent)
     _close(res[1], res[0], dtype)
+
+
+def test_xlogy_tangent_of_first_input():
+    # regression: XlogyBackward0's grad-of-x formula branched on grad == 0 (np.where), so the fallback
+    # (and autograd.functional.jvp's double-vjp) differentiated it at grad = 0 and lost t_x * log(y)
+    x, y, tx, ty = ([0.5, 2.0, 0.0], [1.5, 3.0, 2.0], [1.0, -2.0, 1.0], [0.5, 1.0, -1.0])
+    res = []
+    for lib, fw in ((torch, tfw), (numtorch, nfw)):
+        with fw.dual_level():
+            a = fw.make_dual(lib.tensor(x, dtype=lib.float64), lib.tensor(tx, dtype=lib.float64))
+            b = fw.make_dual(lib.tensor(y, dtype=lib.float64), lib.tensor(ty, dtype=lib.float64))
+            res.append(fw.unpack_dual(lib.xlogy(a, b)).tangent.numpy())
+        args = (lib.tensor(x, dtype=lib.float64), lib.tensor(y, dtype=lib.float64))
+        res.append(lib.autograd.functional.jvp(lib.xlogy, args, (lib.tensor(tx, dtype=lib.float64),
+                                                                lib.tensor(ty, dtype=lib.float64)))[1].numpy())
+    np.testing.assert_allclose(res[2], res[0], rtol=1e-12)
+    np.testing.assert_allclose(res[3], res[1], rtol=1e-12)

@@ -404,3 +404,83 @@ def test_nested_vmap_of_grad():
     r = vmap(vmap(local_grad(f(nt), argnums=1), in_dims=(0, None)), in_dims=(0, None))(ns[0], ns[1])
     e = tvmap(tvmap(torch.func.grad(f(torch), argnums=1), in_dims=(0, None)), in_dims=(0, None))(ts[0], ts[1])
     _same(r, e)
+
+
+def test_vmap_of_jvp_and_jacfwd_are_per_sample():
+    # regression: jvp's zero cotangent (zeros_like) was unbatched under vmap, so the gradient with
+    # respect to it summed the samples' jvps (every row got the batch's sum)
+    (xn, wn), (xt, wt) = _pair((4, 3), (3,), dtype=np.float64)
+    for lib, x, w in ((torch, xt, wt), (nt, xn, wn)):
+        f = lambda v: lib.sin(v) * w  # noqa: E731
+        one = lib.ones(3, dtype=lib.float64)
+        got = (lib.func.vmap(lambda v: lib.func.jvp(f, (v,), (one,))[1])(x),
+               lib.func.vmap(lambda v: lib.func.jvp(f, (v,), (v,))[1])(x),
+               lib.func.vmap(lib.func.jacfwd(f))(x),
+               lib.func.vmap(lib.func.hessian(lambda v: f(v).sum()))(x))
+        if lib is torch:
+            want = got
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a.detach().numpy(), b.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_setitem_on_batched_tensor():
+    # regression: b[idx] = v wrote into a batched tensor's shape stand-in (RuntimeError "more than one
+    # element ... refers to a single memory location") instead of its physical data
+    def cases(lib):
+        def put(a, c):
+            b = a.clone()
+            b[0] = 5.0
+            b[1:] = c[:2]
+            b[..., -1:] *= 2.0
+            return b
+        x = lib.arange(12.0).reshape(4, 3)
+        return (lib.func.vmap(put)(x, x + 10), lib.func.vmap(put, in_dims=(1, None))(x.T.contiguous(), x[0]),
+                lib.func.vmap(lib.func.grad(lambda a: (put(a, a * a) ** 2).sum()))(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numtorch: the loop fallback's performance warning
+        got = cases(nt)
+    for a, b in zip(got, cases(torch)):
+        np.testing.assert_allclose(a.numpy(), b.numpy())
+
+
+def test_vmap_of_transform_keeps_no_graph_of_its_own():
+    # regression: vmap(grad(f))(x) and vmap(jacfwd(f))(x) returned tensors requiring grad (a graph to
+    # the transform's own lifted leaves); as PyTorch, only a graph reaching the caller's tensors stays
+    for lib in (torch, nt):
+        x = lib.arange(6.0).reshape(2, 3)
+        w = lib.ones(3, requires_grad=True)
+        assert not lib.func.vmap(lib.func.grad(lambda a: (a ** 2).sum()))(x).requires_grad
+        assert not lib.func.vmap(lib.func.jacfwd(lib.sin))(x).requires_grad
+        r = lib.func.vmap(lib.func.grad(lambda a: (a ** 2 * w).sum()))(x)
+        r.sum().backward()
+        np.testing.assert_allclose(w.grad.numpy(), (2 * x).sum(0).numpy())
+
+
+def test_custom_function_under_vmap():
+    # regression: vmap over a custom Function ran without a check, and vmap(grad(...)) through it gave
+    # zero gradients silently. Now: PyTorch's RuntimeError without vmap support; with
+    # generate_vmap_rule the forward batches, and a gradient through it raises NotImplementedError
+    def square(lib, gen):
+        class Sq(lib.autograd.Function):
+            generate_vmap_rule = gen
+
+            @staticmethod
+            def forward(x):
+                return x ** 2
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.save_for_backward(inputs[0])
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2 * ctx.saved_tensors[0]
+        return Sq
+    x = [[1.0, 2.0], [3.0, 4.0]]
+    for lib in (torch, nt):
+        with pytest.raises(RuntimeError, match="does not have vmap support"):
+            lib.func.vmap(square(lib, False).apply)(lib.tensor(x))
+    np.testing.assert_allclose(vmap(square(nt, True).apply)(nt.tensor(x)).numpy(),
+                               tvmap(square(torch, True).apply)(torch.tensor(x)).numpy())
+    with pytest.raises(NotImplementedError):
+        vmap(nt.func.grad(lambda v: square(nt, True).apply(v).sum()))(nt.tensor(x))

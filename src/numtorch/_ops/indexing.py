@@ -350,9 +350,13 @@ def _value_for(self, value):
 def _put(self, key, value, acc=False, idx=()):
     """Write ``value`` at ``key`` into ``self`` in place; recorded for autograd when needed, with the
     index Tensors in ``idx`` version-checked (as PyTorch saves them for ``IndexPutBackward0``)."""
-    check_writable(self._data)
     value = _value_for(self, value)
     vt = isinstance(value, Tensor)
+    if _State.vmap:  # vmap: a batched self's _data is a shape stand-in; inplace() writes its physical data
+        if vt and value._data.dtype != self._data.dtype:
+            value = cast(value, self.dtype)
+        return inplace(self, lambda s, v: IndexPutBackward0.apply(s, v, key=key, acc=acc), value)
+    check_writable(self._data)
     if not (_State.enabled and (self._rg or (vt and value._rg)) or _State.fw):  # fw: forward AD
         key.put(self._data, value._data.astype(self._data.dtype, copy=False) if vt else value, acc)
         bump(self)

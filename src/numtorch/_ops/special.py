@@ -300,9 +300,10 @@ class XlogyBackward0(Op):
         x, y = self.saved
         gx = gy = None
         if self._edges[0] is not None:
-            # PyTorch: xlogy(grad, y), zeroed where x == 0 and y <= 0
-            gx = np.where((x == 0) & (y <= 0), 0, _xlogy(g, y)).astype(g.dtype)
-            gx = unbroadcast(gx, np.shape(x))
+            # PyTorch: xlogy(grad, y), zeroed where x == 0 and y <= 0. SciPy's ufunc (not _xlogy's
+            # np.where on grad == 0): traced with grad a zero Tensor, forward AD's fallback needs d/dgrad
+            gx = np.where((x == 0) & (y <= 0), 0, scipy_special.xlogy(_up(g), _up(y)))
+            gx = unbroadcast(_same(gx, g), np.shape(x))
         if self._edges[1] is not None:
             with np.errstate(divide="ignore", invalid="ignore"):
                 gy = unbroadcast((g * x / y).astype(g.dtype), np.shape(y))

@@ -430,9 +430,12 @@ def lift_for_grad(t):
     _State.vmap = 0
     try:
         src, own = (t._phys, t._levels) if type(t) is BatchedTensor else (t, ())
-        if not src._rg and src._data.dtype.kind in "fc":
+        fresh = not src._rg and src._data.dtype.kind in "fc"
+        if fresh:
             src = src.detach().requires_grad_(True)
         phys = align(wrap(src, own) if own else src, levels, expand=True)
+        if fresh:  # the transform's own leaf (behind the view), for func/_seams._leaves_of
+            phys._lifted_leaf_id = id(src)
     finally:
         _State.vmap = depth
     return wrap(phys, levels), phys

@@ -148,6 +148,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
     api = "grad_and_value(f)(*args)"
     entry_grad = is_grad_enabled()
     args = _seams._vmap_lift_inputs(args)
+    lifted = _seams._lifted_leaf_ids(tree_flatten(args)[0])  # under vmap
     with enable_grad():
         diff, fresh = _make_differentiable(_slice_argnums(args, argnums, as_tuple=False))
         args = _replace_args(args, diff, argnums)
@@ -157,7 +158,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
         if output.dim() != 0:
             raise RuntimeError(f"{api}: Expected f(*args) to return a scalar Tensor, got tensor with "
                                f"{output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
-        mine = _seams._leaves_of(fresh)
+        mine = _seams._leaves_of(fresh) | lifted
         # a graph for the gradient only when something outside this call could differentiate it
         keep = entry_grad and _seams._reaches_outside(output, mine)
         grads = _seams._autograd_grad((output,), fresh, create_graph=keep)
@@ -182,6 +183,7 @@ def _vjp(func, primals, argnums, has_aux):
     api = "vjp(f, *primals)"
     entry_grad = is_grad_enabled()
     primals = _seams._vmap_lift_inputs(primals)
+    lifted = _seams._lifted_leaf_ids(tree_flatten(primals)[0])  # under vmap
     with enable_grad():
         if argnums is None:
             diff, fresh = _make_differentiable(primals)
@@ -196,7 +198,7 @@ def _vjp(func, primals, argnums, has_aux):
             if not (o.is_floating_point() or o.is_complex()):
                 raise RuntimeError("vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got "
                                    f"Tensor with dtype {o.dtype}")
-    mine = _seams._leaves_of(fresh)
+    mine = _seams._leaves_of(fresh) | lifted
     _, diff_spec = tree_flatten(diff)
     outside = entry_grad and _seams._any_reaches_outside(flat_out, mine)
 

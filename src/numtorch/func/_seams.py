@@ -62,9 +62,9 @@ def _jvp_impl(fn, primals, tangents):
         outs = fn(*xs)
         # only floating outputs have a derivative (an integer output's jvp is zero)
         diff = [i for i, o in enumerate(outs) if o.is_floating_point() or o.is_complex()]
-        us = tuple(zeros_like(outs[i], requires_grad=True) for i in diff)
+        us = tuple(_zero_cotangent(outs[i]) for i in diff)
         gs = _autograd_grad(tuple(outs[i] for i in diff), xs, us, create_graph=True, retain_graph=True)
-        mine = _leaves_of(xs) | _leaves_of(us)
+        mine = _leaves_of(xs) | _leaves_of(us) | _leaves_of([_B.unwrap_physical(t) for t in (*xs, *us)])
         keep = entry_grad and (any(t.requires_grad for t in tangents) or _any_reaches_outside(outs, mine))
         jv = _autograd_grad(gs, us, tangents, create_graph=keep) if us else ()
         jvps = [None] * len(outs)
@@ -73,6 +73,15 @@ def _jvp_impl(fn, primals, tangents):
                 jvps[i] = j
     return _release(outs, mine, entry_grad), tuple(None if j is None else _release((j,), mine, entry_grad)[0]
                                                    for j in jvps)
+
+
+def _zero_cotangent(out):
+    """The zero ``u`` of the double-vjp trick, requiring grad. Under vmap a batched output gets a batched
+    ``u`` (one row per sample): a shared unbatched one would be expanded to the batch, and the gradient
+    with respect to it would sum the samples' jvps."""
+    if _B.is_batched(out):
+        return _B.wrap(zeros_like(out._phys, requires_grad=True), out._levels)
+    return zeros_like(out, requires_grad=True)
 
 
 def _basis(tensors):
@@ -112,8 +121,16 @@ def _leaves_of(tensors):
     return {id(t) for t in tensors if t.grad_fn is None}
 
 
+def _lifted_leaf_ids(tensors):
+    """The ids of the leaves vmap's lifting (``_batched.lift_for_grad``) made for the batched tensors
+    among ``tensors``: a transform's own, like its fresh leaves (empty outside vmap)."""
+    return {t._phys._lifted_leaf_id for t in tensors if _B.is_batched(t) and "_lifted_leaf_id" in t._phys.__dict__}
+
+
 def _reaches_outside(t, mine):
     """Whether ``t``'s graph reaches a leaf requiring grad that is not one of ``mine`` (ids)."""
+    if isinstance(t, Tensor) and t.grad_fn is None and id(t) not in mine:
+        t = _B.unwrap_physical(t)  # a batched tensor: its graph is its physical tensor's
     if not isinstance(t, Tensor) or not t.requires_grad:
         return False
     if t.grad_fn is None:
