@@ -484,3 +484,15 @@ def test_custom_function_under_vmap():
                                tvmap(square(torch, True).apply)(torch.tensor(x)).numpy())
     with pytest.raises(NotImplementedError):
         vmap(nt.func.grad(lambda v: square(nt, True).apply(v).sum()))(nt.tensor(x))
+
+
+@pytest.mark.parametrize("make", ["tensor", "new_tensor"])
+def test_copy_constructing_a_batched_tensor_raises_as_torch(make):
+    """torch.tensor(v) / v.new_tensor(v) inside vmap: torch raises RuntimeError; numtorch must not return
+    the zeros of the memoryless stand-in."""
+    for lib in (torch, nt):
+        f = (lambda v: lib.tensor(v) * 2) if make == "tensor" else (lambda v: v.new_tensor(v) * 2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+                lib.func.vmap(f)(lib.arange(6.).reshape(2, 3))

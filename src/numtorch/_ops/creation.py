@@ -60,6 +60,9 @@ def _is_sequence(data) -> bool:
 
 def _to_array(data, npd):
     if isinstance(data, Tensor):
+        if getattr(data._data, "_src", None) is not None:  # a batched tensor inside vmap: its _data holds no values
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. (numtorch: torch.tensor() or "
+                               "new_tensor() of a tensor being vmapped over; use x.detach().clone() instead)")
         return np.array(data._data, dtype=npd)
     if isinstance(data, memoryview):  # its elements, not its raw bytes
         data = data.tolist()
