@@ -6,11 +6,6 @@ exporter, so they are only ever called during an export, which numtorch cannot r
 from __future__ import annotations
 
 
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
+from .._stand_ins import raising_getattr
 
-    def symbolic(*args, **kwargs):
-        raise RuntimeError(f"torch.onnx.symbolic_opset11.{name}: numtorch has no ONNX exporter")
-    symbolic.__name__ = name
-    return symbolic
+__getattr__ = raising_getattr("torch.onnx.symbolic_opset11", RuntimeError, "numtorch has no ONNX exporter")

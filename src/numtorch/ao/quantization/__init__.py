@@ -6,6 +6,7 @@ quantizable models, before quantization) runs in float.
 """
 from __future__ import annotations
 
+from ..._stand_ins import raising_getattr
 from ...nn.modules.module import Module
 
 __all__ = ["QuantStub", "DeQuantStub"]
@@ -27,11 +28,4 @@ class DeQuantStub(QuantStub):
     """Marks where a quantized model would dequantize; the identity until ``convert``."""
 
 
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-
-    def unavailable(*args, **kwargs):
-        raise NotImplementedError(f"torch.ao.quantization.{name}: numtorch has no quantized tensors")
-    unavailable.__name__ = name
-    return unavailable
+__getattr__ = raising_getattr("torch.ao.quantization", NotImplementedError, "numtorch has no quantized tensors")
