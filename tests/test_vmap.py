@@ -496,3 +496,25 @@ def test_copy_constructing_a_batched_tensor_raises_as_torch(make):
             warnings.simplefilter("ignore")
             with pytest.raises(RuntimeError, match="Can't detach views in-place"):
                 lib.func.vmap(f)(lib.arange(6.).reshape(2, 3))
+
+
+def test_like_factories_and_fill_zero_are_batched_as_torch():
+    """``*_like`` of a batched tensor gives one tensor per sample, and ``fill_``/``zero_`` write every
+    sample, as under torch.func.vmap (values, dtypes, shapes; nested vmap too)."""
+    def programs(lib):
+        v = lib.func.vmap
+        return [lambda x: v(lambda a: lib.zeros_like(a).add_(a))(x),
+                lambda x: v(lambda a: lib.ones_like(a) * a)(x),
+                lambda x: v(lambda a: lib.full_like(a, 3.0).sub_(a))(x),
+                lambda x: v(lambda a: lib.empty_like(a).fill_(2.0) + a)(x),
+                lambda x: v(lambda a: lib.zeros_like(a, dtype=lib.int64))(x),
+                lambda x: v(v(lambda a: lib.ones_like(a).mul_(a)))(x),
+                lambda x: v(lambda a: a.clone().zero_() + 1)(x),
+                lambda x: v(lambda a: lib.zeros(3).fill_(1.0) + a)(x)]
+    xs = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for ft, fn in zip(programs(torch), programs(nt)):
+            a, b = ft(torch.tensor(xs)), fn(nt.tensor(xs))
+            assert tuple(a.shape) == tuple(b.shape) and str(a.dtype) == str(b.dtype)
+            np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -160,6 +160,10 @@ def _copy_result(s, x):
 
 
 def zero_(self: Tensor) -> Tensor:
+    src = getattr(self._data, "_src", None)
+    if src is not None:  # a batched tensor inside vmap (func/_batched.py): every sample, in its physical tensor
+        zero_(src[0])
+        return self
     check_inplace(self)
     self._data[...] = 0
     bump(self)
@@ -169,6 +173,10 @@ def zero_(self: Tensor) -> Tensor:
 
 
 def fill_(self: Tensor, value) -> Tensor:
+    src = getattr(self._data, "_src", None)
+    if src is not None:  # a batched tensor inside vmap: every sample, in its physical tensor
+        fill_(src[0], value)
+        return self
     check_inplace(self)
     if isinstance(value, Tensor):
         if value._data.ndim:

@@ -17,6 +17,7 @@ from .. import _backend as B
 from .. import _dtype
 from .._device import check as _check_device
 from .._tensor import Tensor, _make
+from ..autograd import function as _function
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace", "eye", "scalar_tensor",
@@ -234,20 +235,32 @@ def _like(input, dtype):
     return input._data.dtype if dtype is None else _dtype.to_np(dtype)
 
 
+def _made_like(input, make, dtype, requires_grad):
+    """``make(shape, np_dtype)`` shaped like ``input``; inside vmap, one per sample: a batched tensor
+    over the physical shape (``autograd.function.vmap_wrap``, set by ``func/_batched.py``), as PyTorch's
+    ``*_like`` ops give under vmap."""
+    dt = _like(input, dtype)
+    src = getattr(input._data, "_src", None)
+    if src is not None:
+        phys, levels = src
+        return _function.vmap_wrap(_finish(make(phys._data.shape, dt), requires_grad), levels)
+    return _finish(make(input._data.shape, dt), requires_grad)
+
+
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(B.zeros(input._data.shape, _like(input, dtype)), requires_grad)
+    return _made_like(input, B.zeros, dtype, requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(B.ones(input._data.shape, _like(input, dtype)), requires_grad)
+    return _made_like(input, B.ones, dtype, requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(B.empty(input._data.shape, _like(input, dtype)), requires_grad)
+    return _made_like(input, B.empty, dtype, requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _finish(B.full(input._data.shape, fill_value, _like(input, dtype)), requires_grad)
+    return _made_like(input, lambda shape, dt: B.full(shape, fill_value, dt), dtype, requires_grad)
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

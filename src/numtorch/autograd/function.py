@@ -30,6 +30,7 @@ _apply_hook = None  # set by autograd/profiler.py while profiling: (cls, args, k
 vmap_dispatch = None
 vmap_inplace = None  # likewise, for ``_ops/_inplace.inplace`` under vmap
 vmap_nondiff = None  # and for ``_ops/_util._nondiff`` (comparisons and other non-differentiable elementwise ops)
+vmap_wrap = None  # and ``wrap(physical, levels)``, for ``_ops/creation``'s ``*_like`` of a batched tensor
 
 # forward AD's slow paths, set by forward_ad.py (same layer, imported after this module)
 fw_apply = fw_function_apply = None

@@ -513,3 +513,4 @@ def nondiff(fn, a, b=None):
 _function.vmap_dispatch = dispatch
 _function.vmap_nondiff = nondiff
 _function.vmap_inplace = inplace
+_function.vmap_wrap = wrap
