@@ -4,17 +4,20 @@ Every optimizer updates its parameters in place with vectorized NumPy; their ``s
 PyTorch's layout, so optimizer checkpoints move between numtorch and PyTorch.
 """
 from . import lr_scheduler
+from ._adafactor import Adafactor
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
 from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop", "SGD",
-           "lr_scheduler"]
+__all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "NAdam", "Optimizer", "RAdam",
+           "RMSprop", "Rprop", "SGD", "lr_scheduler"]

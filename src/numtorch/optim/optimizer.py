@@ -250,7 +250,7 @@ class Optimizer:
         loss = closure() if closure is not None else None
         for group in self.param_groups:
             lr = _to_scalar(group["lr"])
-            wd, maximize = group["weight_decay"], group["maximize"]
+            wd, maximize = group.get("weight_decay", 0), group["maximize"]  # Rprop has no weight decay
             decoupled = wd != 0 and group.get("decoupled_weight_decay", False)
             keeps_state = self._keeps_state(group)
             for p in group["params"]:
