@@ -18,7 +18,9 @@ def make(T, dtype):
     return model, x, y
 
 
-@pytest.mark.parametrize("kw", [dict(lr=1.0), dict(lr=0.8, max_iter=5, history_size=3), dict(lr=0.5, max_iter=30)])
+@pytest.mark.parametrize("kw", [dict(lr=1.0), dict(lr=0.8, max_iter=5, history_size=3), dict(lr=0.5, max_iter=30),
+                                dict(line_search_fn="strong_wolfe"), dict(lr=0.3, max_iter=7, line_search_fn="strong_wolfe"),
+                                dict(lr=2.0, max_iter=12, max_eval=14, history_size=3, line_search_fn="strong_wolfe")])
 def test_lbfgs_matches_torch(kw):
     runs = []
     for T in (nt, ref):
@@ -45,8 +47,16 @@ def test_lbfgs_errors_and_state_roundtrip():
     p = nt.nn.Parameter(nt.ones(2))
     with pytest.raises(ValueError, match="parameter groups"):
         nt.optim.LBFGS([{"params": [p]}, {"params": [nt.nn.Parameter(nt.ones(1))]}])
-    with pytest.raises(NotImplementedError, match="strong_wolfe"):
-        nt.optim.LBFGS([p], line_search_fn="strong_wolfe")
+    for T, q in ((nt, p), (ref, ref.nn.Parameter(ref.ones(2)))):
+        bad = T.optim.LBFGS([q], line_search_fn="wolfe")
+
+        def closure():
+            bad.zero_grad()
+            loss = (q ** 2).sum()
+            loss.backward()
+            return loss
+        with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
+            bad.step(closure)
     opt = nt.optim.LBFGS([p])
     with pytest.raises(RuntimeError, match="closure"):
         opt.step()
@@ -66,3 +76,36 @@ def test_lbfgs_errors_and_state_roundtrip():
     opt2 = nt.optim.LBFGS([p])
     opt2.load_state_dict(sd)
     assert opt2.state[p]["n_iter"] == opt.state[p]["n_iter"]
+
+
+def test_lstmcell_sequence_model_with_strong_wolfe_float64():
+    """Issue #16's program: an LSTMCell sequence model (predict the next sine value) trained with
+    LBFGS(line_search_fn="strong_wolfe") in float64 gives torch's losses and weights."""
+    rng = np.random.default_rng(1)
+    phase = rng.uniform(0, 2 * np.pi, (4, 1))
+    seq = np.sin(np.arange(12)[None, :] * 0.5 + phase)
+    runs = []
+    for T in (nt, ref):
+        T.manual_seed(0)
+        cell = T.nn.LSTMCell(1, 6).double()
+        head = T.nn.Linear(6, 1).double()
+        params = list(cell.parameters()) + list(head.parameters())
+        opt = T.optim.LBFGS(params, lr=0.8, max_iter=10, line_search_fn="strong_wolfe")
+        data = T.tensor(seq)
+
+        def closure():
+            opt.zero_grad()
+            h = c = T.zeros(4, 6, dtype=T.float64)
+            outs = []
+            for k in range(11):
+                h, c = cell(data[:, k:k + 1], (h, c))
+                outs.append(head(h))
+            loss = ((T.cat(outs, 1) - data[:, 1:]) ** 2).mean()
+            loss.backward()
+            return loss
+        losses = [float(opt.step(closure)) for _ in range(3)]
+        runs.append((losses, [q.detach().numpy().copy() for q in params]))
+    np.testing.assert_allclose(runs[0][0], runs[1][0], rtol=1e-8)
+    for a, b in zip(runs[0][1], runs[1][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+    assert runs[0][0][-1] < runs[0][0][0]

@@ -3,8 +3,9 @@
 Each ``step(closure)`` runs up to ``max_iter`` iterations: the search direction comes from the
 two-loop recursion over the last ``history_size`` curvature pairs ``(s, y)``, and the step is a fixed
 ``lr`` (the first iteration is scaled by ``1 / sum|grad|``). PyTorch's stopping rules apply
-(``tolerance_grad``, ``tolerance_change``, ``max_eval``). All parameters form one flat vector, so
-there is a single param group. ``line_search_fn="strong_wolfe"`` is not implemented yet.
+(``tolerance_grad``, ``tolerance_change``, ``max_eval``). With ``line_search_fn="strong_wolfe"`` each
+step's size comes from a line search instead (``_line_search.py``). All parameters form one flat
+vector, so there is a single param group.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 
 from .._tensor import _make
 from ..autograd.grad_mode import enable_grad
+from ._line_search import strong_wolfe
 from .optimizer import Optimizer, _no_grad_step
 
 __all__ = ["LBFGS"]
@@ -25,8 +27,8 @@ class LBFGS(Optimizer):
     """``LBFGS(params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
     history_size=100, line_search_fn=None)``; ``step(closure)`` returns the closure's first loss.
 
-    Raises ValueError for more than one param group (as PyTorch) and NotImplementedError for a line
-    search; RuntimeError when ``step`` is called without a closure.
+    Raises ValueError for more than one param group (as PyTorch); RuntimeError when ``step`` is called
+    without a closure or with a ``line_search_fn`` other than ``"strong_wolfe"``.
     """
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
@@ -35,9 +37,6 @@ class LBFGS(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        if line_search_fn is not None:
-            raise NotImplementedError("numtorch: LBFGS(line_search_fn='strong_wolfe') is not implemented yet; use "
-                                      "line_search_fn=None")
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
                         tolerance_change=tolerance_change, history_size=history_size, line_search_fn=line_search_fn)
         super().__init__(params, defaults)
@@ -56,6 +55,19 @@ class LBFGS(Optimizer):
             p._data += (step_size * direction[offset:offset + n]).reshape(p._data.shape).astype(p._data.dtype,
                                                                                               copy=False)
             offset += n
+
+    def _directional_evaluator(self, closure, d: np.ndarray):
+        """``evaluate(t)``: the loss and flat gradient at ``params + t * d``; the parameters are put back."""
+        def evaluate(t):
+            saved = [p._data.copy() for p in self._params]
+            self._add_grad(t, d)
+            with enable_grad():
+                loss = float(closure())
+            flat_grad = self._gather_flat_grad()
+            for p, x in zip(self._params, saved):
+                np.copyto(p._data, x)
+            return loss, flat_grad
+        return evaluate
 
     @_no_grad_step
     def step(self, closure=None):
@@ -111,17 +123,26 @@ class LBFGS(Optimizer):
             prev_flat_grad = flat_grad.copy()
             prev_loss = loss
             t = min(1.0, 1.0 / float(np.abs(flat_grad).sum())) * lr if state["n_iter"] == 1 else lr
-            if float(flat_grad @ d) > -tol_change:  # not a descent direction
+            gtd = flat_grad @ d
+            if gtd > -tol_change:  # not a descent direction
                 break
-            self._add_grad(t, d)
             ls_func_evals = 0
             opt_cond = False
-            if n_iter != max_iter:
-                with enable_grad():
-                    loss = float(closure())
-                flat_grad = self._gather_flat_grad()
+            if group["line_search_fn"] is not None:
+                if group["line_search_fn"] != "strong_wolfe":
+                    raise RuntimeError("only 'strong_wolfe' is supported")
+                loss, flat_grad, t, ls_func_evals = strong_wolfe(self._directional_evaluator(closure, d), t, d, loss,
+                                                                 flat_grad, gtd, max_ls=max_eval - current_evals)
+                self._add_grad(t, d)
                 opt_cond = np.abs(flat_grad).max() <= tol_grad
-                ls_func_evals = 1
+            else:
+                self._add_grad(t, d)
+                if n_iter != max_iter:
+                    with enable_grad():
+                        loss = float(closure())
+                    flat_grad = self._gather_flat_grad()
+                    opt_cond = np.abs(flat_grad).max() <= tol_grad
+                    ls_func_evals = 1
             current_evals += ls_func_evals
             state["func_evals"] += ls_func_evals
             if n_iter == max_iter or current_evals >= max_eval or opt_cond:
