@@ -468,8 +468,15 @@ _WARNED = []  # where's uint8 warning was given
 
 
 def lerp(input, end, weight, *, out=None):
-    """``input + weight * (end - input)`` (``torch.lerp``)."""
-    return _out(add(input, mul(weight, sub(end, input))), out)
+    """``input + weight * (end - input)`` (``torch.lerp``), computed as PyTorch's kernel does: where
+    ``|weight| >= 0.5`` as ``end - (end - input) * (1 - weight)``, which is exact at ``weight == 1``."""
+    diff = sub(end, input)
+    if not isinstance(weight, Tensor):
+        near_end = abs(weight) >= 0.5
+        return _out(sub(end, mul(diff, 1 - weight)) if near_end else add(input, mul(weight, diff)), out)
+    low = add(input, mul(weight, diff))
+    high = sub(end, mul(diff, sub(1, weight)))
+    return _out(where(weight.abs() < 0.5, low, high), out)
 
 
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):

@@ -3,7 +3,7 @@
 Every optimizer updates its parameters in place with vectorized NumPy; their ``state_dict()`` has
 PyTorch's layout, so optimizer checkpoints move between numtorch and PyTorch.
 """
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from ._adafactor import Adafactor
 from .adadelta import Adadelta
 from .adagrad import Adagrad
@@ -20,4 +20,4 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "NAdam", "Optimizer", "RAdam",
-           "RMSprop", "Rprop", "SGD", "lr_scheduler"]
+           "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils"]
