@@ -11,9 +11,13 @@ from .version import __version__  # "2.13.0+numtorch.0.1.0": see version.py
 import importlib as _importlib
 import warnings as _warnings
 
+newaxis = None  # torch.newaxis, NumPy's spelling of None in indexing
+
 # NumPy's floating-point RuntimeWarnings (log(0), sqrt(-1), overflow) raised inside numtorch's kernels:
 # PyTorch returns inf/nan silently, and so does numtorch. Only warnings from numtorch's own modules.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"numtorch(\.|$)")
+
+from math import e, inf, nan, pi  # torch.e, torch.pi, torch.inf, torch.nan: Python floats, as in PyTorch
 
 from . import _dtype
 from ._device import device
