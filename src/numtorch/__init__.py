@@ -55,6 +55,7 @@ from ._ops.calculus import *  # noqa: E402,F401,F403
 from ._ops.vectors import *  # noqa: E402,F401,F403
 from ._ops.combinatorics import *  # noqa: E402,F401,F403
 from ._ops.structured_matrices import *  # noqa: E402,F401,F403
+from ._ops.householder import geqrf, orgqr  # noqa: E402,F401
 from ._ops.linalg_legacy import *  # noqa: E402,F401,F403
 from ._ops import _util as _ops_util  # noqa: E402
 from . import autograd

@@ -15,7 +15,7 @@ from ._ops import _convert, _inplace as _ip, logic as _logic, scatter as _scatte
 from ._ops import unary as _U
 from ._ops import calculus as _calc, cumulative as _cum, statistics as _stats, vectors as _vec
 from ._ops import linalg_legacy as _lx, sampling as _sampling, structured_matrices as _structured
-from ._ops import complex_ops as _complex
+from ._ops import complex_ops as _complex, householder as _householder
 from ._tensor import Tensor
 from .autograd import tensor_api
 
@@ -86,6 +86,7 @@ Tensor.__rmatmul__ = lambda self, other: matmul.matmul(other, self) if isinstanc
 _bind(_lx, "det logdet slogdet inverse pinverse matrix_power matrix_exp cholesky svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse")
 _bind(_vec, "cross renorm")
 _bind(_structured, "kron")
+_bind(_householder, "geqrf orgqr")
 Tensor.__imatmul__ = Tensor.__matmul__  # PyTorch has no in-place matmul: `a @= b` rebinds a to a new tensor
 
 # ---- shape and views, strided views, slicing, rearrangements, complex views -----------------------

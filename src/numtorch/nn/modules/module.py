@@ -697,6 +697,10 @@ class Module:
         check(device)
         return self._apply(lambda t: empty_like(t), recurse=recurse)
 
+    def compile(self, *args, **kwargs) -> None:
+        """``Module.compile``: PyTorch compiles ``forward`` with ``torch.compile``; numtorch has no compiler
+        (``torch.compile`` returns its argument), so calls run as before."""
+
     def share_memory(self):
         """No-op (returns self): numtorch's arrays already live in this process's memory."""
         return self
