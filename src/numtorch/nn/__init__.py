@@ -3,7 +3,7 @@
 from . import modules
 from .modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .modules.module import Module
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 # ---- layers: from .modules import * (owner: layers) ----
 from .modules import *  # noqa: E402,F401,F403
 from . import functional, init, utils  # noqa: E402

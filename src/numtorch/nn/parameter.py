@@ -8,13 +8,19 @@ array (and version counter) of the tensor it wraps, as ``torch.Tensor._make_subc
 ``Buffer`` (PyTorch 2.5+) marks a tensor to be registered as a buffer on assignment; as in PyTorch,
 ``Buffer(t)`` returns a plain (detached) Tensor flagged with ``_is_buffer`` and ``persistent``,
 and ``isinstance(x, Buffer)`` checks that flag.
+
+``UninitializedParameter`` / ``UninitializedBuffer`` are the placeholders of the Lazy modules: no
+shape yet (reading ``.shape`` raises), a dtype and device; ``materialize(shape)`` gives them an
+(uninitialised) array and turns them into a plain ``Parameter`` / ``Tensor``.
 """
 from __future__ import annotations
 
+from .._dtype import bfloat16, float16, float32, float64
 from .._ops.creation import empty
 from .._tensor import Tensor, _make, _rebuild_tensor
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin",
+           "is_lazy"]
 
 
 class Parameter(Tensor):
@@ -82,3 +88,106 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         t.persistent = persistent
         t._is_buffer = True
         return t
+
+
+class UninitializedTensorMixin:
+    """What the uninitialized placeholders share: ``materialize``, a refusing ``.shape``, conversions
+    (``to``, ``double``, ...) that keep the placeholder (so ``Module.to``/``double`` before the first
+    forward set the dtype it will have), and PyTorch's ``<UninitializedParameter>`` repr."""
+
+    cls_to_become: type = Tensor
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        """Give the placeholder an uninitialized array of ``shape`` and make it a ``cls_to_become``."""
+        dtype = self.dtype if dtype is None else dtype
+        self.data = empty(shape, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually happens "
+                           "in `load_state_dict` when trying to load an uninitialized parameter into an initialized one. "
+                           "Call `forward` to initialize the parameters before accessing their attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call `forward` to initialize "
+                           "the parameters before calling `module.share_memory()`.")
+
+    def _retyped(self, dtype):
+        out = type(self)(self.requires_grad, dtype=dtype) if isinstance(self, Parameter) else \
+            type(self)(self.requires_grad, dtype=dtype, persistent=getattr(self, "persistent", True))
+        return out
+
+    def to(self, *args, **kwargs):
+        dtype = kwargs.get("dtype")
+        for a in args:
+            if type(a).__name__ == "dtype":
+                dtype = a
+        return self._retyped(self.dtype if dtype is None else dtype)
+
+    def float(self):
+        return self._retyped(float32)
+
+    def double(self):
+        return self._retyped(float64)
+
+    def half(self):
+        return self._retyped(float16)
+
+    def bfloat16(self):
+        return self._retyped(bfloat16)
+
+    def cpu(self, *args, **kwargs):
+        return self
+
+    cuda = cpu
+
+    def __repr__(self) -> str:
+        return f"<{self.__class__.__name__}>"
+
+    def __reduce_ex__(self, proto):
+        return (self.__class__, (self.requires_grad,))
+
+
+def is_lazy(param) -> bool:
+    """Whether ``param`` is an uninitialized placeholder of a Lazy module."""
+    return isinstance(param, UninitializedTensorMixin)
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A parameter whose shape is not known yet (``torch.nn.UninitializedParameter``); it becomes a
+    ``Parameter`` when ``materialize``d (by a Lazy module's first forward)."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return _make(empty(0, dtype=dtype)._data, bool(requires_grad), cls)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, dtype=self.dtype)
+        return memo[id(self)]
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape is not known yet (``torch.nn.UninitializedBuffer``); it becomes a plain
+    Tensor when ``materialize``d."""
+
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        t = _make(empty(0, dtype=dtype)._data, bool(requires_grad), cls)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, dtype=self.dtype, persistent=self.persistent)
+        return memo[id(self)]

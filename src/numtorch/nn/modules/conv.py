@@ -1,4 +1,5 @@
-"""Convolution layers (mirrors ``torch/nn/modules/conv.py``): Conv1d/2d/3d and ConvTranspose1d/2d/3d.
+"""Convolution layers (mirrors ``torch/nn/modules/conv.py``): Conv1d/2d/3d, ConvTranspose1d/2d/3d and their
+Lazy variants (``in_channels`` taken from the first input).
 
 ``_ConvNd`` holds what every convolution shares: argument checks, the weight and bias, PyTorch's
 default initialization and the printed form. The math is ``F.conv*`` (im2col + one GEMM).
@@ -10,11 +11,13 @@ import math
 from ..._ops.creation import empty
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d",
+           "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -273,3 +276,70 @@ class ConvTranspose3d(_ConvTransposeNd):
 
     def forward(self, input, output_size=None):
         return self._transpose_forward(input, output_size, 3, F.conv_transpose3d)
+
+
+# ---------------------------------------------------------------------------------------------- lazy variants
+class _LazyConvXdMixin(LazyModuleMixin):
+    """``in_channels`` from the first input (dim 1 batched, dim 0 unbatched), then a plain convolution."""
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input, *args, **kwargs) -> None:
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                self.weight.materialize((self.in_channels, self.out_channels // self.groups, *self.kernel_size))
+            else:
+                self.weight.materialize((self.out_channels, self.in_channels // self.groups, *self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input) -> int:
+        unbatched = self._num_spatial_dims + 1
+        if input.dim() not in (unbatched, unbatched + 1):
+            raise RuntimeError(f"Expected {unbatched}D (unbatched) or {unbatched + 1}D (batched) input to "
+                               f"{self.__class__.__name__}, but got input of size: {input.shape}")
+        return input.shape[1] if input.dim() == unbatched + 1 else input.shape[0]
+
+    def _lazy_placeholders(self, bias, device, dtype, out_channels) -> None:
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+
+def _lazy_conv(base, dims):
+    """The Lazy class of convolution ``base`` (``dims`` spatial dims): same arguments, minus ``in_channels``."""
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        base.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        self._register_lazy_hooks()
+        self._lazy_placeholders(bias, device, dtype, out_channels)
+
+    def __init_transposed__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                            bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        base.__init__(self, 0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode,
+                      device, dtype)
+        self._register_lazy_hooks()
+        self._lazy_placeholders(bias, device, dtype, out_channels)
+
+    transposed = issubclass(base, _ConvTransposeNd)
+    name = "Lazy" + base.__name__
+    doc = (f"``{base.__name__}`` whose ``in_channels`` is read from the first input (``torch.nn.{name}``); it then "
+           f"becomes a ``{base.__name__}``, initialised as one.")
+    return type(name, (_LazyConvXdMixin, base), {
+        "__init__": __init_transposed__ if transposed else __init__, "__doc__": doc, "cls_to_become": base,
+        "_num_spatial_dims": dims, "__module__": __name__, "__qualname__": name})
+
+
+LazyConv1d = _lazy_conv(Conv1d, 1)
+LazyConv2d = _lazy_conv(Conv2d, 2)
+LazyConv3d = _lazy_conv(Conv3d, 3)
+LazyConvTranspose1d = _lazy_conv(ConvTranspose1d, 1)
+LazyConvTranspose2d = _lazy_conv(ConvTranspose2d, 2)
+LazyConvTranspose3d = _lazy_conv(ConvTranspose3d, 3)

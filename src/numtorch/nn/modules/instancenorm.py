@@ -13,9 +13,10 @@ from __future__ import annotations
 import warnings
 
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+           "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -96,4 +97,23 @@ class InstanceNorm3d(_InstanceNorm):
     """Instance norm over ``(N, C, D, H, W)`` or unbatched ``(C, D, H, W)`` (``torch.nn.InstanceNorm3d``);
     arguments and errors as InstanceNorm1d."""
 
+    _no_batch_dim = 4
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """``InstanceNorm1d`` whose ``num_features`` is read from the first input (``torch.nn.LazyInstanceNorm1d``;
+    ``affine`` and ``track_running_stats`` default to True, as there)."""
+    cls_to_become = InstanceNorm1d
+    _no_batch_dim = 2
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """``InstanceNorm2d`` whose ``num_features`` is read from the first input (``torch.nn.LazyInstanceNorm2d``)."""
+    cls_to_become = InstanceNorm2d
+    _no_batch_dim = 3
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """``InstanceNorm3d`` whose ``num_features`` is read from the first input (``torch.nn.LazyInstanceNorm3d``)."""
+    cls_to_become = InstanceNorm3d
     _no_batch_dim = 4

@@ -1,15 +1,17 @@
-"""Linear layers (mirrors ``torch/nn/modules/linear.py``): Identity, Linear, Bilinear."""
+"""Linear layers (mirrors ``torch/nn/modules/linear.py``): Identity, Linear, Bilinear, LazyLinear."""
 from __future__ import annotations
 
 import math
 
 from ..._ops.creation import empty
+from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
+__all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear", "LazyLinear"]
 
 
 class Identity(Module):
@@ -104,3 +106,35 @@ class Bilinear(Module):
     def extra_repr(self) -> str:
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """``Linear`` whose ``in_features`` is taken from the first input's last dim (``torch.nn.LazyLinear``);
+    it then becomes a ``Linear``, initialised as one (same random draws).
+
+    Args: ``out_features``, ``bias=True``, ``device``, ``dtype``.
+    """
+
+    cls_to_become = Linear
+    weight: UninitializedParameter
+    bias: UninitializedParameter
+
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
