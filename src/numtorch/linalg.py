@@ -3,6 +3,8 @@ factorizations (Cholesky, QR, eigh, SVD), pseudo-inverse and rank, and small hel
 
 A facade: the functions live in ``_ops/linalg.py`` (decompositions, solvers, ``multi_dot``...),
 ``_ops/determinants.py`` (``det``, ``slogdet``), ``_ops/householder.py`` (``householder_product``),
+``_ops/linalg_eig.py`` (``eig``, ``eigvals``), ``_ops/linalg_solvers.py`` (LU, triangular and LDL
+solvers, ``cond``, ``tensorinv``, ``tensorsolve``, ``vander``),
 ``_ops/linalg_norms.py`` (norms) and ``_ops/matmul.py`` (``matmul``), with PyTorch's signatures.
 Every function takes batches ``(*, m, n)``; float32 stays float32. Errors follow PyTorch:
 RuntimeError for non-float input, fewer than 2 dims or non-square matrices, and ``LinAlgError`` (a
@@ -13,6 +15,9 @@ from __future__ import annotations
 from ._tensor import Tensor
 from ._ops.determinants import det, slogdet
 from ._ops.householder import householder_product
+from ._ops.linalg_eig import eig, eigvals
+from ._ops.linalg_solvers import (cond, ldl_factor, ldl_factor_ex, ldl_solve, lu, lu_factor, lu_factor_ex, lu_solve,
+                                  solve_ex, solve_triangular, tensorinv, tensorsolve, vander)
 from ._ops.linalg import (LinAlgError, cholesky, cholesky_ex, cross, eigh, eigvalsh, inv, inv_ex, lstsq, matrix_exp,
                           matrix_power, matrix_rank, pinv, qr, solve, svd, svdvals, vecdot)
 from ._ops.linalg_legacy import multi_dot
@@ -23,7 +28,9 @@ from ._ops.rearrange import diagonal as _diagonal
 __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "inv", "inv_ex", "det", "slogdet", "solve",
            "cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank",
            "matrix_power", "cross", "vecdot", "multi_dot", "lstsq", "matmul", "diagonal", "matrix_exp",
-           "householder_product"]
+           "householder_product", "eig", "eigvals", "cond", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lu",
+           "lu_factor", "lu_factor_ex", "lu_solve", "solve_ex", "solve_triangular", "tensorinv", "tensorsolve",
+           "vander"]
 
 
 def diagonal(A: Tensor, *, offset=0, dim1=-2, dim2=-1) -> Tensor:

@@ -1,0 +1,75 @@
+"""``torch.linalg.eig`` and ``eigvals``: eigenvalues and eigenvectors of general square matrices.
+
+``A = V diag(L) V^-1`` with complex ``L`` and ``V`` (unit-norm columns), from LAPACK's ``?geev`` through
+NumPy, as PyTorch (a real input's conjugate pairs come out as NumPy and PyTorch both build them). The
+backward is PyTorch's: with ``E_ij = conj(L_j - L_i)`` (1 on the diagonal),
+
+    gA = V^-H (diag(gL) + (V^H gV - V^H V diag(re(V^H gV))) / E) V^H
+
+(off the diagonal for the ``gV`` part), whose real part is taken for real ``A``. It is only defined
+for losses that do not depend on each eigenvector's phase: ``Im diag(V^H gV)`` must vanish.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import Op
+from . import linalg as _la
+
+__all__ = ["eig", "eigvals"]
+
+EigResult = _la._result("linalg_eig", "eigenvalues eigenvectors")
+
+_CPLX = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
+
+
+class LinalgEigBackward0(Op):
+    _saves = ("out",)
+
+    def forward(self, a):
+        if not np.isfinite(a).all():
+            raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+        self.real_input = a.dtype.kind != "c"
+        ctype = _CPLX.get(a.dtype, a.dtype)
+        w, v = np.linalg.eig(a)
+        w, v = w.astype(ctype, copy=False), v.astype(ctype, copy=False)
+        self.saved = (w, v)
+        return w, v
+
+    def backward(self, gl, gv):
+        w, v = self.saved
+        vh = np.conj(np.swapaxes(v, -1, -2))
+        n = w.shape[-1]
+        diag = np.arange(n)
+        if gv is not None:
+            vhgv = vh @ gv
+            if not self.real_input and np.abs(vhgv[..., diag, diag].imag).max(initial=0) > 1e-2:
+                raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+                                   "multiplication by e^{i phi}. The specified loss function depends on this "
+                                   "quantity, so it is ill-defined.")
+            e = np.conj(w[..., None, :] - w[..., :, None])
+            e[..., diag, diag] = 1
+            g = (vhgv - vh @ (v * vhgv[..., diag, diag].real[..., None, :])) / e
+        else:
+            g = np.zeros(v.shape, v.dtype)
+        if gl is not None:
+            g[..., diag, diag] = gl
+        ga = np.linalg.solve(vh, g @ vh)
+        return ga.real if self.real_input else ga
+
+
+def eig(A: Tensor, *, out=None):
+    """``(eigenvalues, eigenvectors)`` of each square matrix in ``A`` ``(*, n, n)``: complex ``(*, n)`` and
+    ``(*, n, n)`` (float32 -> complex64). Differentiable (see the module docstring).
+
+    Raises RuntimeError for non-square or non-float input, or infs/NaNs.
+    """
+    _la._check(A, "linalg.eig", square=True)
+    return EigResult(*LinalgEigBackward0.apply(A))
+
+
+def eigvals(A: Tensor, *, out=None) -> Tensor:
+    """The eigenvalues of ``eig``: complex ``(*, n)``. Differentiable."""
+    _la._check(A, "linalg.eigvals", square=True)
+    return LinalgEigBackward0.apply(A)[0]
