@@ -696,6 +696,10 @@ class MaxUnpool2DBackward0(_MaxUnpool):
     pass
 
 
+class MaxUnpool3DBackward0(_MaxUnpool):
+    pass
+
+
 def max_unpool(input, indices, nd, kernel_size, stride=None, padding=0, output_size=None):
     """``max_unpool{nd}d``: partial inverse of ``max_pool{nd}d`` from its ``return_indices`` output."""
     fn = f"max_unpool{nd}d"
@@ -725,68 +729,5 @@ def max_unpool(input, indices, nd, kernel_size, stride=None, padding=0, output_s
         bad = idx.max() if idx.max() >= math.prod(out_sp) else idx.min()
         raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
                            f"{'x'.join(map(str, out_sp))}")
-    op = MaxUnpool2DBackward0 if nd == 2 else MaxUnpool1DBackward0
+    op = {1: MaxUnpool1DBackward0, 2: MaxUnpool2DBackward0, 3: MaxUnpool3DBackward0}[nd]
     return op.apply(input, indices=idx, out_sp=out_sp)
-
-
-# ------------------------------------------------------------------------------------------------
-# power-average pooling
-# ------------------------------------------------------------------------------------------------
-class LpPoolBase(Op):
-    """LP pooling's base ``window * sign(s) * relu(|s|)`` for the float window averages ``s``: ``s``
-    times the window size, with -0.0 and NaN as PyTorch's op chain gives them. Its gradient is
-    ``g * window``, and exactly 0 where ``s == 0`` (PyTorch's relu backward masks there the infinite
-    slope of the ``pow`` that follows, which stays a real ``PowBackward0`` node, as in PyTorch).
-    """
-
-    _graph_constants = ("mask",)
-
-    def forward(self, s, window):
-        t = np.sign(s) * np.abs(s)  # s itself, with -0.0 and NaN treated as PyTorch's chain does
-        t *= window
-        self.mask, self.window = s == 0, window
-        return t
-
-    def backward(self, g):
-        gs = g * self.window
-        gs[self.mask] = 0
-        return gs, None
-
-
-def _lp_pool(input, nd, norm_type, kernel_size, stride, ceil_mode, window):
-    """``(sum over each window of x^p)^(1/p)`` as PyTorch computes it: ``avg_pool(x^p) * window`` with
-    ``sign(s) * relu(|s|)`` in between (so a zero sum gets a zero gradient); ``p = +-inf`` is a max pool
-    of ``|x|`` (of ``-|x|``, negated)."""
-    if isinstance(norm_type, (int, float)):
-        if norm_type == float("inf"):
-            return max_pool(_U.abs(input), nd, kernel_size, stride, 0, 1, ceil_mode)
-        if norm_type == -float("inf"):
-            return _U.neg(max_pool(_U.neg(_U.abs(input)), nd, kernel_size, stride, 0, 1, ceil_mode))
-    out = avg_pool(_P.pow(input, norm_type), nd, kernel_size, stride, 0, ceil_mode)
-    if not isinstance(window, numbers.Number):  # lp_pool1d multiplies by kernel_size itself
-        raise TypeError(f"mul(): argument 'other' (position 1) must be Tensor, not {type(window).__name__}")
-    if out._data.dtype.kind in "fV":
-        return _P.pow(LpPoolBase.apply(out, window), 1.0 / norm_type)  # NaN for negative bases, as PyTorch
-    # integer windows (PyTorch's truncating average pool): the op chain itself, no gradient involved
-    out = _P.mul(_P.mul(_U.sign(out), _U.relu(_U.abs(out))), window)
-    return _P.pow(out, 1.0 / norm_type)
-
-
-def lp_pool1d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
-    """``F.lp_pool1d``: power-average pooling of ``(N, C, L)`` or ``(C, L)``; ``(sum_window x^p)^(1/p)``.
-
-    ``kernel_size`` is an int (a tuple raises TypeError, as in PyTorch); ``stride`` defaults to it; no
-    padding. ``p = 1`` is sum pooling, ``p = inf`` max pooling of ``|x|``. Windows whose sum of ``x^p``
-    is negative (odd ``p``) give NaN, as in PyTorch. RuntimeError for bad pooling arguments or ranks.
-    """
-    _check_tensor(input, "lp_pool1d", position=1)
-    return _lp_pool(input, 1, norm_type, kernel_size, stride, ceil_mode, kernel_size)
-
-
-def lp_pool2d(input: Tensor, norm_type, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
-    """``F.lp_pool2d``: power-average pooling of ``(N, C, H, W)`` or ``(C, H, W)`` over ``kernel_size``
-    (int or pair) windows; ``stride`` defaults to ``kernel_size``; no padding. ValueError for a kernel
-    that is not one or two ints; RuntimeError for bad pooling arguments or ranks."""
-    _check_tensor(input, "lp_pool2d", position=1)
-    kw, kh = tuple(kernel_size) if isinstance(kernel_size, (list, tuple)) else (kernel_size, kernel_size)
-    return _lp_pool(input, 2, norm_type, kernel_size, stride, ceil_mode, kw * kh)

@@ -32,9 +32,10 @@ from .._ops.losses import (_reduction, hinge_embedding_loss, multi_margin_loss, 
                            multilabel_margin_loss, multilabel_soft_margin_loss)
 from .._ops.nn_ops import gumbel_softmax, linear  # noqa: F401
 from .._ops.norm_ops import local_response_norm  # noqa: F401
+from .._ops import fractional_pooling as _frac
+from .._ops.lp_pooling import lp_pool1d, lp_pool2d, lp_pool3d  # noqa: F401
 from .._ops.pooling import (adaptive_avg_pool3d, adaptive_max_pool3d,  # noqa: F401
-                            adaptive_max_pool3d_with_indices, avg_pool3d, lp_pool1d, lp_pool2d, max_pool3d,
-                            max_pool3d_with_indices)
+                            adaptive_max_pool3d_with_indices, avg_pool3d, max_pool3d, max_pool3d_with_indices)
 from .._ops.reduction import mean as _mean, sum as _sum
 from .._ops.resample import channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle  # noqa: F401
 from .._ops.grid_sample import grid_sample  # noqa: F401
@@ -466,6 +467,35 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     """Partial inverse of ``max_pool2d`` (``F.max_unpool2d``): values placed at their flat per-plane
     ``indices``, zeros elsewhere. ValueError for an ``output_size`` out of range."""
     return _pool.max_unpool(input, indices, 2, kernel_size, stride, padding, output_size)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    """2-d fractional max pooling (``F.fractional_max_pool2d``; see ``_ops/fractional_pooling.py``)."""
+    return _frac.fractional_max_pool(input, 2, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    """3-d fractional max pooling (``F.fractional_max_pool3d``)."""
+    return _frac.fractional_max_pool(input, 3, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    """``fractional_max_pool2d`` returning ``(values, indices)``."""
+    return _frac.fractional_max_pool(input, 2, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    """``fractional_max_pool3d`` returning ``(values, indices)``."""
+    return _frac.fractional_max_pool(input, 3, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of ``max_pool3d`` (``F.max_unpool3d``) over ``(N, C, D, H, W)`` or ``(C, D, H, W)``."""
+    return _pool.max_unpool(input, indices, 3, kernel_size, stride, padding, output_size)
 
 
 # ---- resampling (interpolate, pixel/channel shuffle): _ops/resample.py, re-exported above ---

@@ -28,7 +28,8 @@ from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
                       AdaptiveMaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d, LPPool1d, LPPool2d, MaxPool1d, MaxPool2d,
-                      MaxPool3d, MaxUnpool1d, MaxUnpool2d)
+                      MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, LPPool3d, FractionalMaxPool2d,
+                      FractionalMaxPool3d)
 from .sparse import Embedding, EmbeddingBag
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
