@@ -29,7 +29,7 @@ from .norm_ops import _pnorm, _pnorm_grad
 from .pointwise import add, cast, minimum, mul, sub
 from .rearrange import cat
 from .reduction import _tname, mean as _mean, sum as _sum
-from .unary import clamp
+from .unary import clamp, clamp_min
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist", "cdist"]
 
@@ -348,3 +348,29 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
         d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps))
     loss = clamp(add(sub(d_pos, d_neg), margin), min=0.0)
     return _reduce_t(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *, distance_function=None,
+                                      margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
+    """``F.triplet_margin_with_distance_loss``: ``max(d(a, p) - d(a, n) + margin, 0)`` for any distance
+    ``distance_function(x, y)`` (default ``pairwise_distance``); with ``swap``, ``d(a, n)`` is replaced by
+    ``min(d(a, n), d(p, n))``. Differentiable through the distance.
+
+    Raises ValueError for an unknown reduction or ``margin <= 0``; RuntimeError when the three inputs
+    have different numbers of dims.
+    """
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
+    if not a_dim == p_dim == n_dim:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
+    distance = distance_function if distance_function is not None else pairwise_distance
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = minimum(dist_neg, distance(positive, negative))
+    loss = clamp_min(sub(add(dist_pos, margin), dist_neg), 0)  # (margin + d_pos) - d_neg, as PyTorch rounds it
+    return _sum(loss) if reduction == "sum" else _mean(loss) if reduction == "mean" else loss

@@ -127,3 +127,27 @@ def fractional_max_pool(input: Tensor, nd: int, kernel_size, output_size=None, o
     return (out, idx) if return_indices else out
 
 
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    """2-d fractional max pooling (``F.fractional_max_pool2d``); see ``fractional_max_pool``."""
+    return fractional_max_pool(input, 2, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    """3-d fractional max pooling (``F.fractional_max_pool3d``); see ``fractional_max_pool``."""
+    return fractional_max_pool(input, 3, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    """``fractional_max_pool2d`` returning ``(values, indices)``."""
+    return fractional_max_pool(input, 2, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    """``fractional_max_pool3d`` returning ``(values, indices)``."""
+    return fractional_max_pool(input, 3, kernel_size, output_size, output_ratio, True, _random_samples)

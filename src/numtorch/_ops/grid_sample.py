@@ -13,11 +13,13 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._dtype import from_np as _from_np
+from .._tensor import Tensor, _make
 from ..autograd.function import Op
+from . import creation as _lin, matmul as _mm
 from ._window import _check_tensor
 
-__all__ = ["grid_sample"]
+__all__ = ["grid_sample", "affine_grid_generator"]
 
 _MODES = ("bilinear", "nearest", "bicubic")
 _PADDING = ("zeros", "border", "reflection")
@@ -134,3 +136,60 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                            f"{input.dtype} and grid has {grid.dtype}")
     return GridSampler2DBackward0.apply(input, grid, mode=mode, padding=padding_mode,
                                         align_corners=bool(align_corners))
+
+
+def _linspace_from_neg_one(n: int, align_corners: bool, dtype) -> np.ndarray:
+    """ATen's grid coordinates: ``linspace(-1, 1, n)`` (scaled by ``(n - 1) / n`` without ``align_corners``)."""
+    if n <= 1:
+        return np.zeros(1, dtype)
+    r = _lin.linspace(-1, 1, n, dtype=_from_np(np.dtype(dtype)))._data
+    return r if align_corners else r * dtype.type(n - 1) / dtype.type(n)
+
+
+def affine_grid_generator(theta: Tensor, size, align_corners: bool) -> Tensor:
+    """``torch.affine_grid_generator``: the sampling grid ``(N, *spatial, nd)`` of the affine maps ``theta``
+    ``(N, nd, nd + 1)``: each output position's normalised coordinates ``(x, y[, z], 1)`` times ``theta^T``
+    (a batched matmul, so gradients reach ``theta``)."""
+    dtype = theta._data.dtype
+    n, spatial = size[0], list(size[2:])
+    nd = len(spatial)
+    base = np.empty([n] + spatial + [nd + 1], dtype)
+    for axis, extent in enumerate(reversed(spatial)):  # x runs along the last dim, then y, then z
+        coords = _linspace_from_neg_one(extent, align_corners, dtype)
+        base[..., axis] = coords.reshape([extent] + [1] * axis)
+    base[..., nd] = 1
+    grid = _mm.bmm(_make(base.reshape(n, -1, nd + 1)), theta.transpose(1, 2))
+    return grid.reshape(n, *spatial, nd)
+
+
+def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
+    """``F.affine_grid``: the ``grid_sample`` grid ``(N, H, W, 2)`` (``(N, D, H, W, 3)``) of 2-d affine maps
+    ``theta`` ``(N, 2, 3)`` for ``size = (N, C, H, W)`` (3-d: ``(N, 3, 4)``, ``(N, C, D, H, W)``).
+    ``align_corners=None`` warns and means False, as in PyTorch.
+
+    Raises ValueError for a non-float theta, a theta of the wrong shape or a non-positive size;
+    NotImplementedError for sizes of other lengths.
+    """
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                      "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                      "grid_sample for details.", stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = list(size)
+    if len(size) in (4, 5):
+        nd = len(size) - 2
+        if theta.dim() != 3 or theta.shape[-2] != nd or theta.shape[-1] != nd + 1:
+            what = "2D affine matrices of shape Nx2x3" if nd == 2 else "3D affine matrices of shape Nx3x4"
+            raise ValueError(f"Expected a batch of {what} for size {size}. Got {theta.shape}.")
+    else:
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    if align_corners and min(size[2:]) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                      "of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return affine_grid_generator(theta, size, align_corners)

@@ -32,13 +32,17 @@ from .._ops.losses import (_reduction, hinge_embedding_loss, multi_margin_loss, 
                            multilabel_margin_loss, multilabel_soft_margin_loss)
 from .._ops.nn_ops import gumbel_softmax, linear  # noqa: F401
 from .._ops.norm_ops import local_response_norm  # noqa: F401
-from .._ops import fractional_pooling as _frac
+from .._ops.ctc_loss import ctc_loss  # noqa: F401
+from .._ops.distance import triplet_margin_with_distance_loss  # noqa: F401
+from .._ops.fractional_pooling import (fractional_max_pool2d, fractional_max_pool2d_with_indices,  # noqa: F401
+                                       fractional_max_pool3d, fractional_max_pool3d_with_indices)
+from .._ops.linear_cross_entropy import linear_logits as _linear_logits
 from .._ops.lp_pooling import lp_pool1d, lp_pool2d, lp_pool3d  # noqa: F401
 from .._ops.pooling import (adaptive_avg_pool3d, adaptive_max_pool3d,  # noqa: F401
                             adaptive_max_pool3d_with_indices, avg_pool3d, max_pool3d, max_pool3d_with_indices)
 from .._ops.reduction import mean as _mean, sum as _sum
 from .._ops.resample import channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle  # noqa: F401
-from .._ops.grid_sample import grid_sample  # noqa: F401
+from .._ops.grid_sample import affine_grid, grid_sample  # noqa: F401
 from .._ops.sorting import one_hot  # noqa: F401
 from .._tensor import Tensor, _make
 from ..autograd.function import save_indices as _save_indices
@@ -469,30 +473,6 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _pool.max_unpool(input, indices, 2, kernel_size, stride, padding, output_size)
 
 
-def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                          _random_samples=None):
-    """2-d fractional max pooling (``F.fractional_max_pool2d``; see ``_ops/fractional_pooling.py``)."""
-    return _frac.fractional_max_pool(input, 2, kernel_size, output_size, output_ratio, return_indices, _random_samples)
-
-
-def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                          _random_samples=None):
-    """3-d fractional max pooling (``F.fractional_max_pool3d``)."""
-    return _frac.fractional_max_pool(input, 3, kernel_size, output_size, output_ratio, return_indices, _random_samples)
-
-
-def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                                       _random_samples=None):
-    """``fractional_max_pool2d`` returning ``(values, indices)``."""
-    return _frac.fractional_max_pool(input, 2, kernel_size, output_size, output_ratio, True, _random_samples)
-
-
-def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
-                                       _random_samples=None):
-    """``fractional_max_pool3d`` returning ``(values, indices)``."""
-    return _frac.fractional_max_pool(input, 3, kernel_size, output_size, output_ratio, True, _random_samples)
-
-
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Partial inverse of ``max_pool3d`` (``F.max_unpool3d``) over ``(N, C, D, H, W)`` or ``(C, D, H, W)``."""
     return _pool.max_unpool(input, indices, 3, kernel_size, stride, padding, output_size)
@@ -703,6 +683,17 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
     return _save_indices(_L.CrossEntropyLossBackward0.apply(input, target=t, weight=w, ignore_index=ignore_index,
                                                             smoothing=float(label_smoothing), reduction=reduction),
                          target)  # PyTorch saves the target: changing it in place before backward raises
+
+
+def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, *, linear_bias=None, weight=None,
+                         reduction: str = "mean", ignore_index=None, label_smoothing: float = 0.0,
+                         options=None) -> Tensor:
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target)`` (``F.linear_cross_entropy``); shapes
+    and checks in ``_ops/linear_cross_entropy.py``. ``options`` (PyTorch's chunking) is accepted: numtorch
+    always computes the reference path, which gives the same values."""
+    logits, ignore_index = _linear_logits(input, linear_weight, target, linear_bias, ignore_index)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index,
+                         label_smoothing=label_smoothing)
 
 
 def nll_loss(input: Tensor, target: Tensor, weight=None, size_average=None, ignore_index: int = -100, reduce=None,

@@ -3,6 +3,7 @@
 from .module import Module
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 # ---- layers ----
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
                          LogSigmoid, LogSoftmax, Mish, MultiheadAttention, PReLU, ReLU, ReLU6, RReLU, Sigmoid, SiLU,
                          Softmax, Softmax2d, Softmin, Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
@@ -20,7 +21,7 @@ from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss,
                    HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelMarginLoss,
                    MultiLabelSoftMarginLoss, MultiMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss,
-                   TripletMarginLoss)
+                   TripletMarginLoss, TripletMarginWithDistanceLoss, CTCLoss, LinearCrossEntropyLoss)
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
                       ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import warnings
 
+import math
+
 from .. import functional as F
+from .distance import PairwiseDistance
+from .linear import Linear
 from .module import Module
 
 __all__ = ["L1Loss", "NLLLoss", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "MSELoss", "BCELoss",
            "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss",
            "CosineEmbeddingLoss", "MarginRankingLoss", "TripletMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
-           "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss"]
+           "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss", "LinearCrossEntropyLoss"]
 
 
 def _legacy_reduction(size_average, reduce) -> str:
@@ -310,3 +314,79 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
 
     def forward(self, input, target):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` for a given distance function (default ``PairwiseDistance()``)
+    (``torch.nn.TripletMarginWithDistanceLoss``); with ``swap``, ``d(a, n)`` becomes ``min(d(a, n), d(p, n))``.
+    ValueError for ``margin <= 0``."""
+
+    __constants__ = ["margin", "swap", "reduction"]
+
+    def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                             "instead")
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
+                                                   margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss (``torch.nn.CTCLoss``): ``forward(log_probs, targets,
+    input_lengths, target_lengths)`` with ``log_probs`` ``(T, N, C)`` from ``log_softmax``; see ``F.ctc_loss``."""
+
+    __constants__ = ["blank", "reduction"]
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)
+
+
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """A linear layer and cross entropy in one module (``torch.nn.LinearCrossEntropyLoss``, PyTorch 2.13):
+    ``self.linear`` maps ``in_features`` to ``num_classes * prod(out_features)`` logits. ``options``
+    (PyTorch's chunking) is accepted; numtorch computes the reference path. RuntimeError for a ``weight``
+    not of shape ``(num_classes,)`` or ``label_smoothing`` outside [0, 1]."""
+
+    __constants__ = ["num_classes", "out_features", "reduction", "ignore_index", "label_smoothing"]
+
+    def __init__(self, in_features: int, num_classes: int, *, out_features=(), bias: bool = False, device=None,
+                 dtype=None, reduction: str = "mean", weight=None, ignore_index=None, label_smoothing: float = 0.0,
+                 options=None) -> None:
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
+        if label_smoothing < 0 or label_smoothing > 1.0:
+            raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
+        super().__init__(weight=weight, size_average=None, reduce=None, reduction=reduction)
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.linear = Linear(in_features, math.prod(out_features, start=num_classes), bias=bias, device=device,
+                             dtype=dtype)
+        self.options = options
+
+    def forward(self, input, target):
+        weight = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
+        bias = (self.linear.bias.reshape((self.num_classes, *self.out_features)) if self.linear.bias is not None
+                else None)
+        return F.linear_cross_entropy(input, weight, target, linear_bias=bias, weight=self.weight,
+                                      reduction=self.reduction, ignore_index=self.ignore_index,
+                                      label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
+                f"out_features={self.out_features}, bias={self.linear.bias is not None}, reduction={self.reduction}, "
+                f"ignore_index={self.ignore_index}, label_smoothing={self.label_smoothing}, options={self.options}")
