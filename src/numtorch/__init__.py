@@ -106,6 +106,8 @@ def numel(input: Tensor) -> "builtins.int":
 from . import serialization
 from .serialization import load, save
 from . import nn, optim, utils
+from .utils.dlpack import from_dlpack  # noqa: E402
+from ._tensor_storage import TypedStorage, UntypedStorage  # noqa: E402
 from . import linalg  # torch.linalg (the matmul family is _ops/matmul.py)
 from . import func  # torch.func (functorch's transforms)
 from . import accelerator, amp, backends, cuda, distributed

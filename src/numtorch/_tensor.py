@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _tensor_storage as _storage
 from ._device import CPU, check
 from ._tensor_str import tensor_repr
 
@@ -147,6 +147,39 @@ class Tensor:
 
     def data_ptr(self) -> int:
         return self._data.__array_interface__["data"][0]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the elements (``numel() * itemsize``), not of the storage."""
+        return self._data.nbytes
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    def untyped_storage(self):
+        """The memory under this tensor (shared by all its views) as a ``torch.UntypedStorage``."""
+        return _storage.UntypedStorage._of(self._data)
+
+    def storage(self):
+        """``torch.TypedStorage`` of this tensor's memory; deprecated (warns), as in PyTorch."""
+        _storage._typed_storage_warning()
+        return _storage.TypedStorage(self.untyped_storage(), self.dtype)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export this tensor's memory through DLPack (shared, not copied), for ``from_dlpack`` in NumPy,
+        PyTorch, JAX, ... BufferError for a tensor that requires grad, as in PyTorch."""
+        if self._rg:
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        kwargs = {} if max_version is None else {"max_version": max_version}
+        return self._data.__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()  # (kDLCPU = 1, 0)
+
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (``torch.Tensor._is_view``)."""
+        return self._base is not None
 
     def is_contiguous(self, memory_format=None) -> bool:
         """Row-major contiguity; with ``torch.channels_last`` (4-D) / ``channels_last_3d`` (5-D), whether the

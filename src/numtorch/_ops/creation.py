@@ -188,6 +188,17 @@ def _size(size):
     return tuple(out)
 
 
+def _shape(fn, args, size):
+    """The shape from ``fn(*args)`` or ``fn(size=...)`` (PyTorch takes either, not both)."""
+    if size is None:
+        return _size(args)
+    if args:
+        raise TypeError(f"{fn}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list, Tensor)) and not hasattr(size, "__iter__"):
+        raise TypeError(f"{fn}(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+    return _size((size,))
+
+
 def _finish(arr, requires_grad):
     t = _make(arr)
     if requires_grad:
@@ -199,23 +210,23 @@ def _npd(dtype):
     return _dtype.get_default_dtype().np if dtype is None else _dtype.to_np(dtype)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """A tensor of zeros with shape ``size`` (``torch.zeros``); default dtype float32."""
     _check_device(device)
-    return _finish(B.zeros(_size(size), _npd(dtype)), requires_grad)
+    return _finish(B.zeros(_shape("zeros", sizes, size), _npd(dtype)), requires_grad)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """A tensor of ones with shape ``size`` (``torch.ones``)."""
     _check_device(device)
-    return _finish(B.ones(_size(size), _npd(dtype)), requires_grad)
+    return _finish(B.ones(_shape("ones", sizes, size), _npd(dtype)), requires_grad)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     """An uninitialized tensor (``torch.empty``)."""
     _check_device(device)
-    return _finish(B.empty(_size(size), _npd(dtype)), requires_grad)
+    return _finish(B.empty(_shape("empty", sizes, size), _npd(dtype)), requires_grad)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, **_):

@@ -21,7 +21,7 @@ from .._device import check as _check_device
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ._util import bump, check_inplace
-from .creation import _require_grad, _size
+from .creation import _require_grad, _shape, _size
 from .pointwise import _out
 
 __all__ = []  # internal: numtorch.random and the Tensor methods are the public face
@@ -64,16 +64,16 @@ def _float_samples(draw, size, generator, out, dtype, device, requires_grad) -> 
     return _out(_finish(_fill_values(_size(size), dt, lambda n: draw(_eng(generator), n, dt)), requires_grad), out)
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False) -> Tensor:
     """Uniform samples in ``[0, 1)`` with shape ``size`` (``torch.rand``); the default float dtype."""
-    return _float_samples(_G.uniform, size, generator, out, dtype, device, requires_grad)
+    return _float_samples(_G.uniform, _shape("rand", sizes, size), generator, out, dtype, device, requires_grad)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False) -> Tensor:
     """Standard normal samples with shape ``size`` (``torch.randn``); the default float dtype."""
-    return _float_samples(_G.normal, size, generator, out, dtype, device, requires_grad)
+    return _float_samples(_G.normal, _shape("randn", sizes, size), generator, out, dtype, device, requires_grad)
 
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -188,8 +188,8 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
         if high is None:
             raise TypeError("randint() missing required argument 'size'")
         low, high, size = 0, low, high
-    if high is None:
-        raise TypeError("randint() missing required argument 'high'")
+    elif high is None:  # randint(high, size=...)
+        low, high = 0, low
     dtype = dtype if dtype is not None or out is None else out.dtype
     dt = np.dtype(_dtype.to_np(dtype)) if dtype is not None else np.dtype(np.int64)
     if requires_grad and not _is_float(dt):

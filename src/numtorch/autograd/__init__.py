@@ -8,14 +8,21 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         set_grad_enabled)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from .._tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "gradcheck", "gradgradcheck", "GradcheckError", "once_differentiable",
            "detect_anomaly", "set_detect_anomaly"]
 
 
-class Variable:
-    """Deprecated alias kept for old programs: ``Variable(t)`` returns ``t``."""
+class _VariableMeta(type):
+    def __instancecheck__(cls, instance) -> bool:
+        return isinstance(instance, Tensor)  # every Tensor is a Variable, as in PyTorch
+
+
+class Variable(metaclass=_VariableMeta):
+    """Deprecated alias kept for old programs: ``Variable(t)`` returns ``t``; ``isinstance(t, Variable)`` is
+    True for every Tensor."""
 
     def __new__(cls, data, requires_grad=False):
         if requires_grad:

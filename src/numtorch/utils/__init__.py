@@ -1,2 +1,2 @@
 """``numtorch.utils`` (mirrors ``torch.utils``): data loading, hooks, safetensors."""
-from . import data, hooks
+from . import data, dlpack, hooks
