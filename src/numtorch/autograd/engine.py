@@ -13,7 +13,7 @@ import numpy as np
 
 from .._dtype import from_np
 from .._tensor import Tensor, _make
-from .grad_mode import enable_grad
+from .grad_mode import _State, enable_grad, no_grad
 from .anomaly_mode import _state as _anomaly
 from .graph import Node, _edge
 
@@ -66,16 +66,37 @@ def _run_tensor_hooks(hooks, g):
 graph_runner = None
 graph_grad_copy = None  # set by graph_backward: a leaf's first .grad under create_graph, g.copy_-ed into a new Tensor
 stack = None  # set by graph_backward: the differentiable ``torch.stack`` (for ``grad(is_grads_batched=True)``)
+# Set by ``func/_batched_backward.py``: ``batched_runner(create_graph)`` gives the node runner of a backward
+# whose grad_outputs are batched tensors (under vmap); ``vmap_rows(fn, tensors, chunk_size)`` is
+# ``vmap(fn, chunk_size=chunk_size)(*tensors)`` (None-tolerant), for ``grad(is_grads_batched=True)``.
+batched_runner = None
+vmap_rows = None
 
 
-def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True, create_graph=False):
+def _any_batched(grads):
+    """Whether a grad_output is a batched tensor of an active vmap (only looked at while one is)."""
+    if not _State.vmap or batched_runner is None:
+        return False
+    if isinstance(grads, Tensor):
+        grads = (grads,)
+    return grads is not None and any(getattr(g, "_levels", None) for g in grads)
+
+
+def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True, create_graph=False,
+                 batched=False):
     """Backpropagate ``grads`` from ``roots`` (Tensors).
 
     ``grads`` are ndarrays for a first-order backward. With ``create_graph`` they are Tensors, every
     node's backward runs on Tensors through ``graph_runner`` (so it records a graph) and leaves get
     gradients that carry a ``grad_fn``. ``capture`` maps graph positions ``(node_or_leaf, output_nr)``
     to slots whose gradients are returned instead of (or as well as) accumulated; used by ``autograd.grad``.
+    ``batched``: some ``grads`` are batched Tensors (vmap): every node runs through ``batched_runner``,
+    once for the whole batch (see ``func/_batched_backward.py``).
     """
+    if batched:
+        mode = enable_grad() if create_graph else no_grad()
+        with mode:
+            return _run(roots, grads, retain_graph, capture, accumulate, batched_runner(create_graph))
     if create_graph:
         with enable_grad():  # a graph backward records what it computes, even under no_grad
             return _run(roots, grads, retain_graph, capture, accumulate, graph_runner)
@@ -339,7 +360,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "but got: allow_unused=False.")
     if retain_graph is None:
         retain_graph = create_graph
-    outputs, grads = _roots(outputs, grad_outputs, create_graph)
+    batched = _any_batched(grad_outputs)
+    outputs, grads = _roots(outputs, grad_outputs, create_graph or batched)
     inputs = _tensors(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads
@@ -347,7 +369,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if not t._rg:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     capture = {_edge(t): t for t in inputs}
-    got = run_backward(outputs, grads, bool(retain_graph), capture, accumulate=False, create_graph=create_graph)
+    got = run_backward(outputs, grads, bool(retain_graph), capture, accumulate=False, create_graph=create_graph,
+                       batched=batched)
     result = []
     for i, t in enumerate(inputs):
         g = got.get(_edge(t))

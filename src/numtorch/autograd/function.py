@@ -666,6 +666,9 @@ def linear_apply(fn, adj, args):
     ``adj``; arguments that are gradient boxes (``.t`` a Tensor) give Tensor results with a graph.
     Returns a tuple as long as ``fn``'s result (``None`` entries stay ``None``)."""
     boxed = any(a is not None and type(a) is not np.ndarray for a in args)
+    if boxed and any(hasattr(a.t, "_levels") for a in args if a is not None and type(a) is not np.ndarray):
+        # a batched gradient (vmap) has no values to run fn on: func/_batched_backward runs it per sample
+        raise NotImplementedError("a linear backward on a batched gradient")
     arrays = [a if a is None or type(a) is np.ndarray else a.t._data for a in args]
     res = _call(fn, arrays)
     if not boxed:

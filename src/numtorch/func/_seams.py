@@ -31,6 +31,8 @@ from ..autograd.engine import grad as _engine_grad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.graph import Node
 from . import _batched as _B
+from . import _batched_backward  # noqa: F401  (the engine's batched backward, used under vmap)
+from ._vmap import vmap
 
 __all__ = []
 
@@ -98,10 +100,13 @@ def _basis(tensors):
 
 
 def _rows(fn, basis, like, chunk_size=None):
-    """``_seams._batched`` over ``basis``; an empty basis gives empty stacks shaped like ``like``."""
+    """The vjps ``fn`` of every row of ``basis`` (the rows of a Jacobian), as PyTorch: ``vmap(fn,
+    chunk_size=chunk_size)(*basis)``, so each chunk of rows is ONE backward pass with a batched cotangent
+    (``_batched_backward.py``; a node whose formula cannot run batched loops over that chunk alone).
+    An empty basis gives empty stacks shaped like ``like``."""
     if basis[0].shape[0] == 0:
         return tuple(_make(np.zeros((0,) + tuple(t.shape), t._data.dtype)) for t in like)
-    return _batched(fn, basis, chunk_size)
+    return vmap(fn, chunk_size=chunk_size)(*basis)
 
 
 # ------------------------------------------------------------------------------------------------
