@@ -391,9 +391,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
     """``grad(..., is_grads_batched=True)``: dim 0 of every grad_output is a batch of cotangents; the
-    result has the same batch dim in front. PyTorch vmaps one vector-Jacobian product over the batch;
-    numtorch runs one backward per batch entry (each keeps the graph but the last, as ``retain_graph``
-    says) and stacks the results, which gives the same values and, with ``create_graph``, a graph."""
+    result has the same batch dim in front. As PyTorch, one vector-Jacobian product vmapped over the
+    batch (``vmap_rows``, set by ``func/_batched_backward.py``): ONE backward pass with batched
+    cotangents. Without that hook (or for an empty batch) one backward per batch entry, stacked."""
     outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     gos = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs or [None] * len(outs))
     if any(g is None for g in gos):
@@ -411,18 +411,26 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
         allow_unused = materialize_grads
     if retain_graph is None:
         retain_graph = create_graph
-    rows = [grad(outs, inputs, [g[b] for g in gos], retain_graph=True if b < n - 1 else retain_graph,
-                 create_graph=create_graph, allow_unused=allow_unused, materialize_grads=False)
-            for b in range(n)]
+    vectorized = vmap_rows is not None and n > 0
+    if vectorized:
+        def one(*gs):
+            return grad(outs, inputs, list(gs), retain_graph=retain_graph, create_graph=create_graph,
+                        allow_unused=allow_unused, materialize_grads=False)
+        cols = [[r] for r in vmap_rows(one, gos)]
+    else:
+        rows = [grad(outs, inputs, [g[b] for g in gos], retain_graph=True if b < n - 1 else retain_graph,
+                     create_graph=create_graph, allow_unused=allow_unused, materialize_grads=False)
+                for b in range(n)]
+        cols = [[r[k] for r in rows] for k in range(len(_tensors(inputs)))]
     inputs = _tensors(inputs)
     result = []
     for k, t in enumerate(inputs):
-        col = [r[k] for r in rows]
+        col = cols[k]
         if not col:  # an empty batch
             result.append(_make(np.zeros((0,) + t._data.shape, t._data.dtype)))
         elif col[0] is None:  # unused (as PyTorch: materialized unused grads have no batch dim)
             result.append(_make(np.zeros(t._data.shape, t._data.dtype), bool(create_graph)) if materialize_grads
                           else None)
         else:
-            result.append(stack(col))
+            result.append(col[0] if vectorized else stack(col))
     return tuple(result)

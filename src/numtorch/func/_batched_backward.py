@@ -39,7 +39,7 @@ import numpy as np
 from .._ops.rearrange import stack
 from .._tensor import Tensor, _make
 from ..autograd import engine
-from ..autograd.function import Op, _FunctionNode
+from ..autograd.function import BatchedLinearBackward, Op, _FunctionNode
 from ..autograd.graph_backward import GradArray, run_node
 from ..autograd.grad_mode import _State
 from ._batched import BatchedTensor, StandInRead, align, batch_shape, levels_of, wrap
@@ -85,8 +85,16 @@ def _run_graph(node, grads):
         return _ruled(rule, node, grads, True)
     try:
         return run_node(node, grads)
+    except BatchedLinearBackward:
+        # a linear backward (indexing, flip, stack, ...) reads no input values: its plain formula on the
+        # boxes is differentiable in the gradients, which is all its graph needs
+        try:
+            return _values(node, grads)
+        except _FALLBACK:
+            pass
     except _FALLBACK:
-        return _loop(node, grads, True)
+        pass
+    return _loop(node, grads, True)
 
 
 def _ruled(rule, node, grads, graph):
