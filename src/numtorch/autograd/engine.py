@@ -216,7 +216,7 @@ def _needed(capture, parents):
 def _check_nan(n, gins):
     """Anomaly mode: a node whose backward produced NaN fails there, as PyTorch's engine does."""
     for i, g in enumerate(gins):
-        arr = g._data if isinstance(g, Tensor) else g
+        arr = getattr(g, "_phys", g)._data if isinstance(g, Tensor) else g  # a batched gradient: its values
         if arr is not None and arr.dtype.kind in "fc" and np.isnan(arr).any():
             raise RuntimeError(f"Function '{n.name()}' returned nan values in its {i}th output.")
 

@@ -59,42 +59,38 @@ def runner(create_graph):
 
 
 def _run_values(node, grads):
-    if not any(type(g) is BatchedTensor for g in grads):  # this branch got unbatched gradients only
-        out = node._run_backward([None if g is None else g._data for g in grads])
-        return tuple(_tensor(r) for r in out)
-    rule = BACKWARD_RULES.get(type(node))
-    if rule is not None:
-        return _ruled(rule, node, grads, False)
-    try:
-        return _values(node, grads)
-    except _FALLBACK:
-        pass
-    if isinstance(node, Op):  # the op's create_graph formula (Tensor ops, batched by their rules), no graph
-        try:
-            return run_node(node, grads)
-        except _FALLBACK:
-            pass
-    return _loop(node, grads, False)
+    return _run(node, grads, False)
 
 
 def _run_graph(node, grads):
-    if not any(type(g) is BatchedTensor for g in grads):
-        return run_node(node, grads)
+    return _run(node, grads, True)
+
+
+def _run(node, grads, graph):
+    if not any(type(g) is BatchedTensor for g in grads):  # this branch got unbatched gradients only
+        if graph:
+            return run_node(node, grads)
+        return tuple(_tensor(r) for r in node._run_backward([None if g is None else g._data for g in grads]))
     rule = BACKWARD_RULES.get(type(node))
     if rule is not None:
-        return _ruled(rule, node, grads, True)
+        return _ruled(rule, node, grads, graph)
+    # values: the plain formula on boxes, then the create_graph formula (for an Op: Tensor ops, batched by
+    # their rules; no graph is recorded under no_grad); graph: the create_graph formula
+    for attempt in ((_graph_formula,) if graph else (_values, _graph_formula)):
+        try:
+            return attempt(node, grads)
+        except _FALLBACK:
+            pass
+    return _loop(node, grads, graph)
+
+
+def _graph_formula(node, grads):
     try:
         return run_node(node, grads)
     except BatchedLinearBackward:
         # a linear backward (indexing, flip, stack, ...) reads no input values: its plain formula on the
         # boxes is differentiable in the gradients, which is all its graph needs
-        try:
-            return _values(node, grads)
-        except _FALLBACK:
-            pass
-    except _FALLBACK:
-        pass
-    return _loop(node, grads, True)
+        return _values(node, grads)
 
 
 def _ruled(rule, node, grads, graph):
