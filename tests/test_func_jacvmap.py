@@ -116,7 +116,15 @@ JACREV = {
     "vmap_hessian": lambda L, F: F.vmap(F.hessian(lambda x: mlp(L)(x).sum()))(_t(L, XS)),
     "vmap_vjp_fn": lambda L, F: F.vmap(F.vjp(mlp(L), _t(L, X4))[1])(_t(L, np.eye(3))),
     "grad_of_vmap_jacrev": lambda L, F: F.grad(lambda x: F.vmap(F.jacrev(mlp(L)))(x).sum())(_t(L, XS)),
+    "vmap_grad_of_jacrev": lambda L, F: F.vmap(F.grad(lambda x: F.jacrev(mlp(L))(x).sum()))(_t(L, XS)),
+    "vmap_jacrev_weight_rg": lambda L, F: F.vmap(F.jacrev(mlp(L, rg=True)))(_t(L, XS)),
+    "vmap_jacrev_weight_rg_no_grad": lambda L, F: _no_grad(L, lambda: F.vmap(F.jacrev(mlp(L, rg=True)))(_t(L, XS))),
 }
+
+
+def _no_grad(lib, fn):
+    with lib.no_grad():
+        return fn()
 
 
 @pytest.mark.parametrize("case", list(JACREV), ids=list(JACREV))
