@@ -163,9 +163,13 @@ def reshape(input: Tensor, shape) -> Tensor:
     One entry may be -1. RuntimeError when the element count differs.
     """
     shape = _infer_size(_ints((shape,), "reshape"), input._data.size)
-    if not input._data.flags.c_contiguous:
+    data, full = input._data, shape
+    if type(data) is not np.ndarray and hasattr(input, "_phys"):  # batched (vmap): its physical strides decide
+        data = input._phys._data
+        full = data.shape[:data.ndim - input._data.ndim] + shape
+    if not data.flags.c_contiguous:
         try:
-            np.reshape(input._data, shape, copy=False)
+            np.reshape(data, full, copy=False)
         except ValueError:
             return UnsafeViewBackward0.apply(input, shape=shape)
     return ViewBackward0.apply(input, shape=shape)

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._dtype import from_np
 from .._tensor import Tensor, _make
-from .grad_mode import enable_grad
+from .grad_mode import _State, enable_grad, no_grad
 from .anomaly_mode import _state as _anomaly
 from .graph import Node, _edge
 
@@ -66,16 +66,37 @@ def _run_tensor_hooks(hooks, g):
 graph_runner = None
 graph_grad_copy = None  # set by graph_backward: a leaf's first .grad under create_graph, g.copy_-ed into a new Tensor
 stack = None  # set by graph_backward: the differentiable ``torch.stack`` (for ``grad(is_grads_batched=True)``)
+# Set by ``func/_batched_backward.py``: ``batched_runner(create_graph)`` gives the node runner of a backward
+# whose grad_outputs are batched tensors (under vmap); ``vmap_rows(fn, tensors, chunk_size)`` is
+# ``vmap(fn, chunk_size=chunk_size)(*tensors)`` (None-tolerant), for ``grad(is_grads_batched=True)``.
+batched_runner = None
+vmap_rows = None
 
 
-def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True, create_graph=False):
+def _any_batched(grads):
+    """Whether a grad_output is a batched tensor of an active vmap (only looked at while one is)."""
+    if not _State.vmap or batched_runner is None:
+        return False
+    if isinstance(grads, Tensor):
+        grads = (grads,)
+    return grads is not None and any(getattr(g, "_levels", None) for g in grads)
+
+
+def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True, create_graph=False,
+                 batched=False):
     """Backpropagate ``grads`` from ``roots`` (Tensors).
 
     ``grads`` are ndarrays for a first-order backward. With ``create_graph`` they are Tensors, every
     node's backward runs on Tensors through ``graph_runner`` (so it records a graph) and leaves get
     gradients that carry a ``grad_fn``. ``capture`` maps graph positions ``(node_or_leaf, output_nr)``
     to slots whose gradients are returned instead of (or as well as) accumulated; used by ``autograd.grad``.
+    ``batched``: some ``grads`` are batched Tensors (vmap): every node runs through ``batched_runner``,
+    once for the whole batch (see ``func/_batched_backward.py``).
     """
+    if batched:
+        mode = enable_grad() if create_graph else no_grad()
+        with mode:
+            return _run(roots, grads, retain_graph, capture, accumulate, batched_runner(create_graph))
     if create_graph:
         with enable_grad():  # a graph backward records what it computes, even under no_grad
             return _run(roots, grads, retain_graph, capture, accumulate, graph_runner)
@@ -195,7 +216,7 @@ def _needed(capture, parents):
 def _check_nan(n, gins):
     """Anomaly mode: a node whose backward produced NaN fails there, as PyTorch's engine does."""
     for i, g in enumerate(gins):
-        arr = g._data if isinstance(g, Tensor) else g
+        arr = getattr(g, "_phys", g)._data if isinstance(g, Tensor) else g  # a batched gradient: its values
         if arr is not None and arr.dtype.kind in "fc" and np.isnan(arr).any():
             raise RuntimeError(f"Function '{n.name()}' returned nan values in its {i}th output.")
 
@@ -339,7 +360,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "but got: allow_unused=False.")
     if retain_graph is None:
         retain_graph = create_graph
-    outputs, grads = _roots(outputs, grad_outputs, create_graph)
+    batched = _any_batched(grad_outputs)
+    outputs, grads = _roots(outputs, grad_outputs, create_graph or batched)
     inputs = _tensors(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads
@@ -347,7 +369,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if not t._rg:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     capture = {_edge(t): t for t in inputs}
-    got = run_backward(outputs, grads, bool(retain_graph), capture, accumulate=False, create_graph=create_graph)
+    got = run_backward(outputs, grads, bool(retain_graph), capture, accumulate=False, create_graph=create_graph,
+                       batched=batched)
     result = []
     for i, t in enumerate(inputs):
         g = got.get(_edge(t))
@@ -368,9 +391,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
     """``grad(..., is_grads_batched=True)``: dim 0 of every grad_output is a batch of cotangents; the
-    result has the same batch dim in front. PyTorch vmaps one vector-Jacobian product over the batch;
-    numtorch runs one backward per batch entry (each keeps the graph but the last, as ``retain_graph``
-    says) and stacks the results, which gives the same values and, with ``create_graph``, a graph."""
+    result has the same batch dim in front. As PyTorch, one vector-Jacobian product vmapped over the
+    batch (``vmap_rows``, set by ``func/_batched_backward.py``): ONE backward pass with batched
+    cotangents. Without that hook (or for an empty batch) one backward per batch entry, stacked."""
     outs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     gos = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs or [None] * len(outs))
     if any(g is None for g in gos):
@@ -388,18 +411,26 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
         allow_unused = materialize_grads
     if retain_graph is None:
         retain_graph = create_graph
-    rows = [grad(outs, inputs, [g[b] for g in gos], retain_graph=True if b < n - 1 else retain_graph,
-                 create_graph=create_graph, allow_unused=allow_unused, materialize_grads=False)
-            for b in range(n)]
+    vectorized = vmap_rows is not None and n > 0
+    if vectorized:
+        def one(*gs):
+            return grad(outs, inputs, list(gs), retain_graph=retain_graph, create_graph=create_graph,
+                        allow_unused=allow_unused, materialize_grads=False)
+        cols = [[r] for r in vmap_rows(one, gos)]
+    else:
+        rows = [grad(outs, inputs, [g[b] for g in gos], retain_graph=True if b < n - 1 else retain_graph,
+                     create_graph=create_graph, allow_unused=allow_unused, materialize_grads=False)
+                for b in range(n)]
+        cols = [[r[k] for r in rows] for k in range(len(_tensors(inputs)))]
     inputs = _tensors(inputs)
     result = []
     for k, t in enumerate(inputs):
-        col = [r[k] for r in rows]
+        col = cols[k]
         if not col:  # an empty batch
             result.append(_make(np.zeros((0,) + t._data.shape, t._data.dtype)))
         elif col[0] is None:  # unused (as PyTorch: materialized unused grads have no batch dim)
             result.append(_make(np.zeros(t._data.shape, t._data.dtype), bool(create_graph)) if materialize_grads
                           else None)
         else:
-            result.append(stack(col))
+            result.append(col[0] if vectorized else stack(col))
     return tuple(result)

@@ -661,11 +661,19 @@ class LinearBackwardBackward(Op):
         return tuple(res[i] for i in self.present)
 
 
+class BatchedLinearBackward(NotImplementedError):
+    """``linear_apply`` reached with a batched gradient (vmap): ``fn`` maps arrays and a batched tensor
+    has none; ``func/_batched_backward.py`` runs the node's plain formula on the boxes instead."""
+
+
 def linear_apply(fn, adj, args):
     """``fn(*args)`` for a linear map ``fn`` of array arguments (``None``: zero) whose adjoint is
     ``adj``; arguments that are gradient boxes (``.t`` a Tensor) give Tensor results with a graph.
     Returns a tuple as long as ``fn``'s result (``None`` entries stay ``None``)."""
     boxed = any(a is not None and type(a) is not np.ndarray for a in args)
+    if boxed and any(hasattr(a.t, "_levels") for a in args if a is not None and type(a) is not np.ndarray):
+        # a batched gradient (vmap) has no values to run fn on: func/_batched_backward runs it per sample
+        raise BatchedLinearBackward("a linear backward on a batched gradient")
     arrays = [a if a is None or type(a) is np.ndarray else a.t._data for a in args]
     res = _call(fn, arrays)
     if not boxed:

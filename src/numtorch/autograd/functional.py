@@ -6,8 +6,9 @@ with ``create_graph=True``), and the forward-mode products (``jvp``, ``hvp``) us
 trick: the vjp ``u -> J^T u`` is linear in ``u``, so differentiating it with respect to ``u`` in the
 direction ``v`` gives ``J v``.
 
-``vectorize=True`` runs the rows of a Jacobian through ``func._seams._batched`` (a loop until vmap is
-merged; the values equal ``vectorize=False``'s). ``strategy="forward-mode"`` (which PyTorch allows only
+``vectorize=True`` computes the rows of a Jacobian as PyTorch does, by vmap over the vjp
+(``func._seams._rows``): one backward pass with a batched cotangent (``func/_batched_backward.py``);
+the values equal ``vectorize=False``'s. ``strategy="forward-mode"`` (which PyTorch allows only
 with ``vectorize=True``) computes columns with ``func._seams._jvp_impl`` (the double-backward trick until
 forward-mode AD is merged).
 """
@@ -272,8 +273,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 
 
 def _jacrev_vectorized(outputs, is_out_t, inputs, is_in_t, create_graph):
-    """``vectorize=True``: all the vjps of the output basis through ``func._seams._batched`` (a loop
-    today, vmap once merged: the values are the same as the row-by-row loop)."""
+    """``vectorize=True``: all the vjps of the output basis at once, ``vmap`` over the basis rows
+    (``func._seams._rows``): one backward pass with a batched cotangent; the values are the loop's."""
     def vjp_row(*cot):
         vj = _autograd_grad(outputs, inputs, cot, retain_graph=True, create_graph=create_graph)
         return tuple(_zeros_like(inp) if g is None else g for g, inp in zip(vj, inputs))

@@ -50,8 +50,14 @@ def _t(x):
 
 def _box(x):
     if isinstance(x, Tensor):
-        return GradArray(x) if x._rg else x._data
+        # a batched tensor (vmap, a subclass) stays boxed: its ``_data`` is a stand-in without values
+        return GradArray(x) if x._rg or type(x) is not Tensor else x._data
     return x
+
+
+def _batched(t):
+    """Whether ``t`` is a batched tensor (``func._batched.BatchedTensor``, under vmap)."""
+    return type(t) is not Tensor and hasattr(t, "_levels")
 
 
 def _axis_to_dim(axis, ndim):
@@ -183,6 +189,8 @@ class GradArray:
         if d == self.dtype:
             return self
         if d.kind not in "fcV":
+            if _batched(self.t):
+                _unsupported("an integer cast of a batched gradient")
             return self.t._data.astype(d)  # an integer/bool cast has no gradient
         return _box(self.t.to(_dt(d)))
 
@@ -301,6 +309,8 @@ _UFUNCS.setdefault("logaddexp", _logaddexp)
 
 
 def _where(cond, x=None, y=None):
+    if isinstance(cond, GradArray) and _batched(cond.t):
+        _unsupported("np.where on a batched gradient's values")
     if x is None:
         return np.where(cond.t._data if isinstance(cond, GradArray) else cond)
     c = cond.t._data if isinstance(cond, GradArray) else np.asarray(cond)
@@ -308,13 +318,13 @@ def _where(cond, x=None, y=None):
 
 
 def _zeros_like(a, dtype=None, **kw):
-    src = a.t._data if isinstance(a, GradArray) else a
-    return np.zeros_like(src, dtype=dtype)
+    src = a.t._data if isinstance(a, GradArray) else a  # shape and dtype only (a batched box's is a stand-in)
+    return np.zeros(src.shape, src.dtype if dtype is None else dtype)
 
 
 def _ones_like(a, dtype=None, **kw):
     src = a.t._data if isinstance(a, GradArray) else a
-    return np.ones_like(src, dtype=dtype)
+    return np.ones(src.shape, src.dtype if dtype is None else dtype)
 
 
 def _sum(a, axis=None, dtype=None, keepdims=False, **kw):
@@ -503,6 +513,8 @@ class NotImplementedBackward(Op):
 
 def _run_not_implemented(node, grads, error):
     """``error``: (type, message), or a dict of them by input index (key None: the other inputs)."""
+    if any(_batched(g) for g in grads):  # the formula runs on arrays: sample by sample (_batched_backward)
+        _unsupported(f"{node.name()} on batched gradients")
     out = node._run_backward([g._data for g in grads])
     linked = [*grads, *(e[2] for e in node._versions if len(e) == 4)]
     errs = error if isinstance(error, dict) else {None: error}
@@ -547,7 +559,7 @@ def _run_op(node, grads):
     out = out if type(out) is tuple else (out,)
     # what the formula read that has a graph: a gradient computed from them is part of the graph even
     # where its value does not depend on them (PyTorch: relu's second derivative is zeros, not "unused")
-    linked = [g for g in grads if g._rg] + [e[2] for e in node._versions if len(e) == 4 and e[2]._rg]
+    linked = [g for g in grads if g.requires_grad] + [e[2] for e in node._versions if len(e) == 4 and e[2]._rg]
     if clone._graph_out is not None:  # the saved output counts too (relu's gradient reads only its output)
         linked.append(clone._graph_out.t)
     res = []
@@ -556,10 +568,11 @@ def _run_op(node, grads):
             g = g.t
         if g is None or e is None:
             res.append(None)
-        elif isinstance(g, Tensor) and (g._rg or not linked):
+        elif isinstance(g, Tensor) and (g.requires_grad or not linked):
             res.append(g)
-        elif linked:
-            res.append(ConstantGradient.apply(g._data if isinstance(g, Tensor) else np.asarray(g), *linked))
+        elif linked:  # (a batched g goes in as a Tensor: its batching rule is in func/_batching_rules_backward.py)
+            res.append(ConstantGradient.apply(g if _batched(g) else g._data if isinstance(g, Tensor)
+                                              else np.asarray(g), *linked))
         else:
             res.append(_make(np.asarray(g)))
     return tuple(res)

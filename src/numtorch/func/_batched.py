@@ -89,20 +89,25 @@ _READ_ERROR = ("vmap: numtorch cannot read the values of a batched tensor outsid
                "the op is not supported under vmap")
 
 
+class StandInRead(RuntimeError):
+    """A value read of a batched tensor's stand-in (a RuntimeError, as before): the batched backward
+    (``_batched_backward.py``) catches it to run that one node's formula sample by sample."""
+
+
 class _Logical(np.ndarray):
     """A batched tensor's ``_data``: the logical shape and dtype of one sample, no memory (zero strides
     over a shared zero buffer) and no values: computing with it raises RuntimeError."""
 
     def __array_ufunc__(self, *args, **kwargs):
-        raise RuntimeError(_READ_ERROR)
+        raise StandInRead(_READ_ERROR)
 
     def __array_function__(self, func, types, args, kwargs):
         if func in _SHAPE_FUNCS:  # shape-only functions give a stand-in of the resulting shape
             return _relabel(func(*[_plain(a) for a in args], **kwargs))
-        raise RuntimeError(_READ_ERROR)
+        raise StandInRead(_READ_ERROR)
 
     def _refuse(self, *args, **kwargs):
-        raise RuntimeError(_READ_ERROR)
+        raise StandInRead(_READ_ERROR)
 
     _src = None  # (physical tensor, levels) of the batched tensor whose _data this is
 
@@ -466,6 +471,9 @@ def physical_grad(grad_fn, outputs, inputs, grad_outputs=None, **kwargs):
     input's levels, so inside vmap the gradients are per sample. Plain tensors pass through as-is."""
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
+    extra = _extra_levels(outputs, grad_outputs)
+    if extra:  # cotangents batched where their outputs are not: one batched backward
+        return _physical_grad_batched(grad_fn, outputs, inputs, grad_outputs, extra, kwargs)
     depth = _State.vmap
     _State.vmap = 0
     try:
@@ -483,6 +491,82 @@ def physical_grad(grad_fn, outputs, inputs, grad_outputs=None, **kwargs):
         _State.vmap = depth
     return tuple(wrap(r, x._levels) if r is not None and type(x) is BatchedTensor else r
                  for r, x in zip(res, inputs))
+
+
+def _extra_levels(outputs, grad_outputs):
+    """The sorted vmap levels some cotangent is batched at while its output is not (``vmap(vjp_fn)``,
+    ``jacrev``: a graph made outside the vmap, cotangents made inside)."""
+    extra = set()
+    for o, g in zip(outputs, grad_outputs):
+        if type(g) is BatchedTensor:
+            extra.update(lid for lid in g._levels if type(o) is not BatchedTensor or lid not in o._levels)
+    return tuple(sorted(extra))
+
+
+def _physical_grad_batched(grad_fn, outputs, inputs, grad_outputs, extra, kwargs):
+    """``physical_grad`` when cotangents carry the levels ``extra`` that their outputs lack.
+
+    The graph runs on physical tensors (an output batched at its own levels L is the plain tensor
+    ``o._phys``), so each cotangent is regrouped as a tensor batched at ``extra`` ONLY, whose logical
+    shape is the physical output's shape (``L`` dims, then the output's). With vmap left active,
+    ``autograd.grad`` sees batched grad_outputs and runs one batched backward (``_batched_backward.py``):
+    every formula runs once for the whole batch. A gradient comes back batched at (some of) ``extra``
+    with its input's physical shape; its input's own levels are merged back in ascending order."""
+    depth = _State.vmap
+    po, pg, pi = [], [], []
+    _State.vmap = 0
+    try:
+        for o, g in zip(outputs, grad_outputs):
+            own = o._levels if type(o) is BatchedTensor else ()
+            p = unwrap_physical(o)
+            po.append(p)
+            if g is None:
+                g = p.new_ones(p.shape)
+            else:
+                g = _regroup(g, own, extra, o._data.ndim)
+            pg.append(g)
+        for x in inputs:
+            if type(x) is BatchedTensor and set(x._levels) & set(extra):
+                raise NotImplementedError("numtorch: vmap: a gradient with respect to an input batched at the "
+                                          "cotangents' own vmap level is not supported")
+            pi.append(unwrap_physical(x))
+    finally:
+        _State.vmap = depth
+    res = grad_fn(po, pi, pg, **kwargs)
+    _State.vmap = 0
+    try:
+        return tuple(None if r is None else _merge(r, x._levels if type(x) is BatchedTensor else ())
+                     for r, x in zip(res, inputs))
+    finally:
+        _State.vmap = depth
+
+
+def _regroup(g, own, extra, rank):
+    """Cotangent ``g`` (logical: one output sample) as a tensor batched at ``extra`` whose logical value
+    is the physical output: dims of ``extra`` first, then those of the output's levels ``own``."""
+    every = tuple(sorted(set(own) | set(extra)))
+    phys = align(g, every, rank)
+    order = [every.index(lid) for lid in extra] + [every.index(lid) for lid in own]
+    if order != sorted(order):
+        phys = phys.permute(order + list(range(len(every), phys.dim())))
+    return wrap(phys, extra)
+
+
+def _merge(r, own):
+    """A gradient batched at cotangent levels (logical: its input's physical tensor, ``own`` dims
+    first) as a batched tensor at ``own`` and those levels together, in ascending level order."""
+    rl = r._levels if type(r) is BatchedTensor else ()
+    if not rl:
+        return wrap(r, own) if own else r
+    if not own:
+        return r
+    every = tuple(sorted(set(rl) | set(own)))
+    cur = rl + own
+    order = [cur.index(lid) for lid in every]
+    phys = r._phys
+    if order != sorted(order):
+        phys = phys.permute(order + list(range(len(cur), phys.dim())))
+    return wrap(phys, every)
 
 
 def unwrap_physical(t):

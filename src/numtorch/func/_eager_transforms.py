@@ -11,7 +11,7 @@ its own inputs (``_seams._release``). That gives PyTorch's observable rules: ``g
 an outer transform or a caller's tensor that requires grad can use it.
 
 Inputs and outputs are pytrees of tuples, lists and dicts (``_pytree``). Jacobians are built from the
-two seams in ``_seams.py`` (``_batched`` for rows/columns, ``_jvp_impl`` for forward products).
+seams in ``_seams.py`` (``_rows``: vmap over vjps for rows; ``_batched`` for columns; ``_jvp_impl`` for forward products).
 """
 from __future__ import annotations
 
@@ -307,9 +307,9 @@ def linearize(func, *primals):
 # jacrev, jacfwd, hessian
 # ------------------------------------------------------------------------------------------------
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
-    """``torch.func.jacrev``: the Jacobian of ``func`` with respect to ``args[argnums]`` by reverse mode,
-    one vjp per output element through ``_seams._batched`` (``chunk_size`` rows at a time once that is
-    vmap). Result: for each output leaf (output structure), the input structure of ``argnums`` whose
+    """``torch.func.jacrev``: the Jacobian of ``func`` with respect to ``args[argnums]`` by reverse mode:
+    ``vmap(vjp_fn, chunk_size=chunk_size)`` over the output basis (``_seams._rows``), so each chunk of
+    rows is one backward pass with a batched cotangent (all rows at once by default). Result: for each output leaf (output structure), the input structure of ``argnums`` whose
     leaves have shape ``out.shape + in.shape``. ``(jac, aux)`` with ``has_aux``."""
     if not (chunk_size is None or chunk_size > 0):
         raise ValueError("jacrev: `chunk_size` should be greater than 0.")

@@ -3,10 +3,11 @@
 numtorch builds its transforms on reverse mode (``autograd.grad``). Two capabilities are being added
 elsewhere, and each plugs in here by replacing ONE function:
 
-* ``_batched(fn, basis, chunk_size)``: evaluates ``fn`` on every slice ``basis[k][i]`` and stacks the
-  results. It loops over ``i`` today; with vmap it becomes ``vmap(fn, chunk_size=chunk_size)(*basis)``.
-  ``jacrev``/``jacfwd``/``hessian`` and ``autograd.functional``'s ``vectorize=True`` use it for the rows
-  (or columns) of a Jacobian; the values do not depend on which version runs.
+* ``_rows(fn, basis, like, chunk_size)``: the rows of a Jacobian by reverse mode, ``vmap(fn,
+  chunk_size=chunk_size)(*basis)`` as in PyTorch: ``fn`` is a vjp, so each chunk is ONE backward pass
+  with a batched cotangent (``_batched_backward.py``). ``jacrev`` (so ``hessian``'s reverse part) and
+  ``autograd.functional``'s ``vectorize=True`` use it. ``_batched(fn, basis)`` is the row-by-row loop,
+  still used for ``jacfwd``'s columns (``fn`` is ``_jvp_impl``'s double-vjp, owned with forward AD).
 * ``_jvp_impl(fn, primals, tangents)``: ``(fn(*primals), J @ tangents)``. Today by the double-vjp
   trick (the vjp ``u -> J^T u`` is linear in ``u``; differentiating ``<J^T u, t>`` with respect to
   ``u`` gives ``J t``: two reverse passes, the first with ``create_graph=True``); with forward-mode AD
@@ -31,6 +32,8 @@ from ..autograd.engine import grad as _engine_grad
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.graph import Node
 from . import _batched as _B
+from . import _batched_backward  # noqa: F401  (the engine's batched backward, used under vmap)
+from ._vmap import vmap
 
 __all__ = []
 
@@ -44,8 +47,7 @@ def _vmap_lift_inputs(inputs):
 def _batched(fn, basis, chunk_size=None):
     """``fn`` on each slice along dim 0 of the tensors in ``basis`` (a non-empty tuple, all with the
     same ``size(0) >= 1``); ``fn`` returns a tuple of Tensors; returns the tuple of their stacks
-    (dim 0 = the slice). ``chunk_size`` is how many slices a vectorized version may run at once; the
-    loop ignores it (values are the same)."""
+    (dim 0 = the slice). ``chunk_size`` is ignored by the loop (values are the same)."""
     n = basis[0].shape[0]
     rows = [fn(*(b[i] for b in basis)) for i in range(n)]
     return tuple(stack([r[k] for r in rows]) for k in range(len(rows[0])))
@@ -98,10 +100,13 @@ def _basis(tensors):
 
 
 def _rows(fn, basis, like, chunk_size=None):
-    """``_seams._batched`` over ``basis``; an empty basis gives empty stacks shaped like ``like``."""
+    """The vjps ``fn`` of every row of ``basis`` (the rows of a Jacobian), as PyTorch: ``vmap(fn,
+    chunk_size=chunk_size)(*basis)``, so each chunk of rows is ONE backward pass with a batched cotangent
+    (``_batched_backward.py``; a node whose formula cannot run batched loops over that chunk alone).
+    An empty basis gives empty stacks shaped like ``like``."""
     if basis[0].shape[0] == 0:
         return tuple(_make(np.zeros((0,) + tuple(t.shape), t._data.dtype)) for t in like)
-    return _batched(fn, basis, chunk_size)
+    return vmap(fn, chunk_size=chunk_size)(*basis)
 
 
 # ------------------------------------------------------------------------------------------------
