@@ -23,7 +23,7 @@ from .._ops import losses as _L
 from .._ops import matmul as _MM
 from .._ops import nn_ops as _NN
 from .._ops import norm_ops as _NO
-from .._ops.distance import CosineSimilarityBackward
+from .._ops.distance import CosineSimilarityBackward, PairwiseDistanceBackward
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import _State
 from ._batched import RULES, BatchedTensor, align, batch_shape, fallback, levels_of, wrap, wrap_out
@@ -316,6 +316,7 @@ _MM._Einsum._vmap = "einsum"
 _MM._AddMatmul._vmap = "addmm"
 _NN.ScaledDotProductAttentionBackward0._vmap = "sdpa"
 CosineSimilarityBackward._vmap = ("dims", "dim")
+PairwiseDistanceBackward._vmap = "elementwise"  # along the last dim, operands broadcast
 _NO.vmap_train_batch_norm = train_batch_norm
 _NO.vmap_instance_stats = instance_norm_stats
 del _cls
