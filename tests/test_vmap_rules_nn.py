@@ -471,3 +471,32 @@ def test_nested(name):
         with _rule_used():
             g = vmap(vmap(grad(lambda *a: fn(F, *a).sum()), inner), outer)(*ns)
         _same(g, tvmap(tvmap(tgrad(lambda *a: fn(TF, *a).sum()), inner), outer)(*ts))
+
+
+@pytest.mark.parametrize("in_dims", [(0, 0), (0, None), (1, 0)])
+@pytest.mark.parametrize("padding_idx", [None, 1])
+def test_embedding_per_sample_weight(in_dims, padding_idx):
+    """Per-sample embedding tables (what a per-sample grad lifts the shared table to)."""
+    w = _arr(4, 10, 3) if in_dims[0] == 0 else _arr(10, 4, 3)
+    idx = RNG.integers(0, 10, (4, 5) if in_dims[1] is not None else (5,))
+    idx[..., 0] = 1
+    check(lambda m, w, i: m.embedding(i, w, padding_idx=padding_idx), [w, idx], in_dims)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear"])
+def test_interpolate(mode):
+    check(lambda m, x: m.interpolate(x, scale_factor=2, mode=mode), [_arr(3, 1, 2, 4, 5)], 0)
+    check(lambda m, x: m.interpolate(x, size=(3, 7), mode=mode), [_arr(2, 4, 3, 5, 6)], 2)
+
+
+def test_sdpa_dropout_randomness():
+    q = nt.tensor(_arr(5, 2, 4, 6))
+    f = lambda q: F.scaled_dot_product_attention(q, q, q, dropout_p=0.5)  # noqa: E731
+    with pytest.raises(RuntimeError, match="randomness error mode"):
+        vmap(f)(q)
+    with _rule_used():
+        r = vmap(f, randomness="different")(q)
+    assert tuple(r.shape) == (5, 2, 4, 6)
+    same = vmap(lambda q: F.scaled_dot_product_attention(q * 0 + 1, q * 0 + 1, q * 0 + 1, dropout_p=0.5),
+                randomness="same")(q).numpy()
+    assert (same == same[:1]).all()

@@ -333,7 +333,9 @@ def embedding(cls, args, kwargs, levels):
     every sample's indices): one gather for all."""
     w, kw = args[0], dict(kwargs)
     idx = kw["indices"]
-    if type(w) is BatchedTensor or type(idx) is not BatchedTensor:
+    if type(w) is BatchedTensor:  # per-sample weights (vmap of grad): _batching_rules_nn.py
+        return RULES["embedding_weight"](cls, args, kwargs, levels)
+    if type(idx) is not BatchedTensor:
         return fallback(cls, args, kwargs, levels)
     kw["indices"] = align(idx, levels)._data
     return wrap(cls.apply(w, **kw), levels)

@@ -15,6 +15,7 @@ family, attention (the generic kinds are in ``_batching_rules.py``; same convent
 """
 from __future__ import annotations
 
+import math
 import string
 
 import numpy as np
@@ -292,7 +293,33 @@ def sdpa(cls, args, kwargs, levels):
         call.set(name, align(t, levels, rank))
     if _b(mask):
         call.set("mask", align(mask, levels, rank, expand=False))
+    drop = call.get("drop")
+    if _b(drop):  # one dropout mask per sample (randomness="different")
+        call.set("drop", np.ascontiguousarray(align(drop, levels, rank, expand=False)._data))
     return wrap(call.run(), levels)
+
+
+def embedding_weight(cls, args, kwargs, levels):
+    """``F.embedding`` with per-sample weights ``(B..., V, D)`` (the lifted weight of a per-sample grad): the
+    weights stacked as one ``(B*V, D)`` table and each sample's indices offset into its own block, one
+    gather for all. A ``padding_idx`` row still gets no gradient (its rows are taken from the detached
+    table)."""
+    w, kw = args[0], dict(kwargs)
+    idx, pad = kw["indices"], kw.get("padding_idx")
+    shape = batch_shape(levels)
+    nb = math.prod(shape)
+    pw = align(w, levels)
+    v = pw.shape[-2]
+    table = pw.reshape((nb * v, pw.shape[-1]))
+    ia = align(idx, levels)._data if _b(idx) else np.broadcast_to(idx, shape + np.shape(idx))
+    ia = ia.reshape((nb,) + ia.shape[len(levels):])
+    kw["indices"] = ia + (np.arange(nb) * v).reshape((nb,) + (1,) * (ia.ndim - 1))
+    kw["padding_idx"] = None
+    out = cls.apply(table, **kw)
+    if pad is not None:
+        keep = _make((ia != pad)[..., None].astype(out._data.dtype))
+        out = out * keep + out.detach() * (1 - keep)
+    return wrap(out.reshape(shape + out.shape[1:]), levels)
 
 
 def along(cls, args, kwargs, levels, *names):
@@ -303,7 +330,8 @@ def along(cls, args, kwargs, levels, *names):
 
 
 RULES.update(layer_norm=layer_norm, group_norm=group_norm, batch_norm=batch_norm, point_loss=point_loss,
-             dropout=dropout, einsum=einsum, addmm=addmm, sdpa=sdpa, along=along)
+             dropout=dropout, einsum=einsum, addmm=addmm, sdpa=sdpa, along=along,
+             embedding_weight=embedding_weight)
 
 # the classes of files at (or near) the 800-line limit get their rule names here
 for _cls in (_L.MseLossBackward0, _L.L1LossBackward0, _L.SmoothL1LossBackward0, _L.HuberLossBackward0,
