@@ -500,3 +500,16 @@ def test_sdpa_dropout_randomness():
     same = vmap(lambda q: F.scaled_dot_product_attention(q * 0 + 1, q * 0 + 1, q * 0 + 1, dropout_p=0.5),
                 randomness="same")(q).numpy()
     assert (same == same[:1]).all()
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("shape,in_dims,caxis", [((4, 3, 5), (0, 0), -1), ((4, 5), (0, None), -1),
+                                                 ((3, 4, 5, 2), (1, 1), 2)])
+def test_cross_entropy_probabilities(reduction, shape, in_dims, caxis):
+    x, y = _arr(*shape), np.exp(_arr(*shape))
+    y = (y / y.sum(caxis, keepdims=True)).astype(np.float32)
+    if in_dims[1] is None:
+        y = y[0]
+    w = _arr(shape[caxis], lo=0.5, hi=1.5)
+    check(lambda m, x, y: m.cross_entropy(x, y, weight=_to(m, w), label_smoothing=0.1, reduction=reduction),
+          [x, y], in_dims)

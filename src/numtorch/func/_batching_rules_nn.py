@@ -235,6 +235,23 @@ def point_loss(cls, args, kwargs, levels):
     return wrap(loss.mean(dims) if dims else loss, levels)
 
 
+def cross_entropy_probs(cls, args, kwargs, levels):
+    """Cross entropy with class-probability targets: the batch folds into N (a ``(C,)`` sample is one row),
+    the per-row losses come back per sample and are reduced over each sample's rows."""
+    call = _Call(cls, args, kwargs)
+    x, y, red = call.get("x"), call.get("y"), call.get("reduction")
+    n, shape, lshape = len(levels), batch_shape(levels), x._data.shape
+    for name, t in (("x", x), ("y", y)):
+        p = align(t, levels)
+        call.set(name, p.reshape((-1,) + p.shape[n + (len(lshape) > 1):]))
+    call.set("reduction", "none")
+    loss = call.run().reshape(shape + (lshape[:1] + lshape[2:] if len(lshape) > 1 else ()))
+    dims = tuple(range(n, loss.ndim))
+    if red == "none" or not dims:
+        return wrap(loss, levels)
+    return wrap(loss.sum(dims) if red == "sum" else loss.mean(dims), levels)
+
+
 # ------------------------------------------------------------------------------------------------
 # dropout, einsum, add-matmul, attention, sort
 # ------------------------------------------------------------------------------------------------
@@ -331,7 +348,7 @@ def along(cls, args, kwargs, levels, *names):
 
 RULES.update(layer_norm=layer_norm, group_norm=group_norm, batch_norm=batch_norm, point_loss=point_loss,
              dropout=dropout, einsum=einsum, addmm=addmm, sdpa=sdpa, along=along,
-             embedding_weight=embedding_weight)
+             embedding_weight=embedding_weight, cross_entropy_probs=cross_entropy_probs)
 
 # the classes of files at (or near) the 800-line limit get their rule names here
 for _cls in (_L.MseLossBackward0, _L.L1LossBackward0, _L.SmoothL1LossBackward0, _L.HuberLossBackward0,
@@ -339,6 +356,7 @@ for _cls in (_L.MseLossBackward0, _L.L1LossBackward0, _L.SmoothL1LossBackward0, 
              _L.KlDivBackward0, _L.MarginRankingLossBackward, _L.PoissonNllLossBackward,
              _L.HingeEmbeddingLossBackward):
     _cls._vmap = "point_loss"
+_L.CrossEntropyProbsBackward0._vmap = "cross_entropy_probs"
 _L.NllLossBackward0._vmap = "cross_entropy"  # the same per-row kernel and per-sample reduction
 _MM._Einsum._vmap = "einsum"
 _MM._AddMatmul._vmap = "addmm"
