@@ -513,3 +513,12 @@ def test_cross_entropy_probabilities(reduction, shape, in_dims, caxis):
     w = _arr(shape[caxis], lo=0.5, hi=1.5)
     check(lambda m, x, y: m.cross_entropy(x, y, weight=_to(m, w), label_smoothing=0.1, reduction=reduction),
           [x, y], in_dims)
+
+
+def test_bernoulli_tensor_p_inplace():
+    x = nt.zeros(5, 8)
+    p = nt.full((8,), 0.5)
+    r = vmap(lambda x: x.clone().bernoulli_(p), randomness="different")(x)
+    assert tuple(r.shape) == (5, 8) and _rows_differ(r)
+    a = vmap(lambda x: x.clone().bernoulli_(p), randomness="same")(x).numpy()
+    assert (a == a[:1]).all()

@@ -22,6 +22,7 @@ from .._device import check as _check_device
 from .._tensor import Tensor, _make
 from ..autograd import function as _function
 from ..autograd.function import Op
+from ._inplace import copy_
 from ._util import bump, check_inplace
 from .creation import _require_grad, _size
 from .pointwise import _out
@@ -596,6 +597,8 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 1 (probability ``p``, a float or a tensor broadcast to ``self``) or 0."""
     eng = _eng(generator)
+    if isinstance(p, Tensor) and _G.vmap_random_levels is not None:  # inside vmap: drawn as bernoulli(p), copied
+        return copy_(self, bernoulli(p.expand(self._data.shape), generator=generator))
     if isinstance(p, Tensor):
         _check_probabilities(p._data)
         try:
