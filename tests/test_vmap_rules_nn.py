@@ -116,6 +116,8 @@ def test_batch_norm_train_no_running_stats(affine):
         w, b = w[0], b[0]
     check(lambda m, x, w, b: m.batch_norm(x, None, None, w, b, training=True), [x, w, b], ind)
     check(lambda m, x: m.batch_norm(x, None, None, training=True), [_arr(3, 5, 4)], 0)  # (N, C) samples
+    check(lambda m, x, w, b: m.batch_norm(x, None, None, w, b, training=True), [_arr(2, 4, 5), _arr(3, 4), _arr(3, 4)],
+          (None, 0, 0))  # a shared input, per-sample affine
 
 
 def test_batch_norm_train_running_stats():
@@ -522,3 +524,26 @@ def test_bernoulli_tensor_p_inplace():
     assert tuple(r.shape) == (5, 8) and _rows_differ(r)
     a = vmap(lambda x: x.clone().bernoulli_(p), randomness="same")(x).numpy()
     assert (a == a[:1]).all()
+
+
+MORE = {  # ops of transformer/CNN steps: fn(mod, x, y) with x (4, 3, 6, 6) mapped at 0, y (4, 6) at 0 or None
+    "normalize": lambda m, x, y: m.normalize(x, dim=1),
+    "masked_fill": lambda m, x, y: x.masked_fill(y > 0, -1.5),
+    "tril_triu": lambda m, x, y: x.tril() + x.triu(1) * 2,
+    "glu": lambda m, x, y: m.glu(x, 1 if x.shape[1] % 2 == 0 else -1),
+    "rms_norm": lambda m, x, y: m.rms_norm(x, (6,), y),
+    "repeat_tile": lambda m, x, y: x.repeat(2, 1, 1, 2).sum(0)[..., 3:9] + x.tile(2)[..., :6],
+    "roll": lambda m, x, y: x.roll((1, -2), (1, 2)),
+    "outer": lambda m, x, y: (nt if m is F else torch).outer(y, x[0, 0]),
+    "unfold": lambda m, x, y: m.unfold(x, 2, stride=2),
+    "pixel_shuffle": lambda m, x, y: m.pixel_shuffle(x[:2].repeat(2, 1, 1), 2),
+    "causal_attention_mask": lambda m, x, y: x.masked_fill((nt if m is F else torch).ones(6, 6, dtype=(
+        nt if m is F else torch).bool).triu(1), float("-inf")).softmax(-1),
+}
+
+
+@pytest.mark.parametrize("name", list(MORE))
+@pytest.mark.parametrize("in_dims", [(0, 0), (0, None)])
+def test_more_rules(name, in_dims):
+    y = _arr(4, 6) if in_dims[1] is not None else _arr(6)
+    check(MORE[name], [_arr(4, 3, 6, 6), y], in_dims)

@@ -224,6 +224,7 @@ def _unshuffle(x, r):
 
 class PixelShuffleBackward0(Op):
     """``pixel_shuffle``: a fixed permutation; backward is the inverse one (``pixel_unshuffle``)."""
+    _vmap = ("free", 0)  # batching rule kind (func/_batching_rules.py): trailing (C, H, W) only
 
     _there, _back = staticmethod(_shuffle), staticmethod(_unshuffle)
 

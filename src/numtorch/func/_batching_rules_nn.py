@@ -20,10 +20,13 @@ import string
 
 import numpy as np
 
+from .._ops import conv as _CV
+from .._ops import indexing as _IX
 from .._ops import losses as _L
 from .._ops import matmul as _MM
 from .._ops import nn_ops as _NN
 from .._ops import norm_ops as _NO
+from .._ops import rearrange as _RA
 from .._ops.distance import CosineSimilarityBackward, PairwiseDistanceBackward
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import _State
@@ -64,12 +67,14 @@ def layer_norm(cls, args, kwargs, levels):
     """Normalisation of the trailing dims treats the batch dims as leading dims; per-sample weight or
     bias are applied after, as a broadcast product and sum."""
     call = _Call(cls, args, kwargs)
-    x, w, b = call.get("x"), call.get("w"), call.get("b")
+    x, w = call.get("x"), call.get("w")
+    b = call.get("b") if "b" in call.names else None  # rms_norm has no bias
     call.set("x", align(x, levels))
     if not _b(w) and not _b(b):
         return wrap(call.run(), levels)
     call.set("w", None)
-    call.set("b", None)
+    if b is not None:
+        call.set("b", None)
     k = call.get("k")
     return wrap(_affine(call.run(), w, b, levels, x._data.ndim - k, 0), levels)
 
@@ -339,6 +344,41 @@ def embedding_weight(cls, args, kwargs, levels):
     return wrap(out.reshape(shape + out.shape[1:]), levels)
 
 
+def masked_fill(cls, args, kwargs, levels):
+    """``where(mask, value, a)``: ``a`` and a batched mask aligned to a common rank; a batched value (one
+    per sample) runs the loop."""
+    a, v, mask = args[0], args[1], kwargs["mask"]
+    if _b(v):
+        return fallback(cls, args, kwargs, levels)
+    rank = max(a._data.ndim, mask._data.ndim if _b(mask) else np.ndim(mask))
+    if _b(mask):
+        mask = np.ascontiguousarray(align(mask, levels, rank, expand=False)._data)
+    return wrap(cls.apply(align(a, levels, rank), v, mask=mask), levels)
+
+
+def repeat(cls, args, kwargs, levels):
+    """``Tensor.repeat``: the repeats get a 1 per batch dim in front."""
+    reps = tuple(kwargs["reps"]) if "reps" in kwargs else tuple(args[1])
+    pa = align(args[0], levels, len(reps))
+    return wrap(cls.apply(pa, reps=(1,) * len(levels) + reps), levels)
+
+
+def outer(cls, args, kwargs, levels):
+    """``outer(a, b)`` as the broadcast product ``a[..., :, None] * b[..., None, :]``."""
+    pa, pb = (align(t, levels) if _b(t) else t for t in args[:2])
+    if not _b(args[0]):
+        pa = pa.reshape((1,) * len(levels) + pa.shape)
+    return wrap(pa.unsqueeze(-1) * pb.unsqueeze(-2), levels)
+
+
+def roll(cls, args, kwargs, levels):
+    """``roll`` along given dims (the ``dims`` rule); ``dims=None`` rolls each flattened sample (the loop)."""
+    call = _Call(cls, args, kwargs)
+    if call.get("dims") is None:
+        return fallback(cls, args, kwargs, levels)
+    return RULES["dims"](cls, args, kwargs, levels, "dims")
+
+
 def along(cls, args, kwargs, levels, *names):
     """sort/topk/kthvalue along a dim: the ``axis`` rule; a 0-d sample has no dim to shift (the loop)."""
     if args[0]._data.ndim == 0:
@@ -348,7 +388,8 @@ def along(cls, args, kwargs, levels, *names):
 
 RULES.update(layer_norm=layer_norm, group_norm=group_norm, batch_norm=batch_norm, point_loss=point_loss,
              dropout=dropout, einsum=einsum, addmm=addmm, sdpa=sdpa, along=along,
-             embedding_weight=embedding_weight, cross_entropy_probs=cross_entropy_probs)
+             embedding_weight=embedding_weight, cross_entropy_probs=cross_entropy_probs, masked_fill=masked_fill,
+             repeat=repeat, outer=outer, roll=roll)
 
 # the classes of files at (or near) the 800-line limit get their rule names here
 for _cls in (_L.MseLossBackward0, _L.L1LossBackward0, _L.SmoothL1LossBackward0, _L.HuberLossBackward0,
@@ -363,6 +404,15 @@ _MM._AddMatmul._vmap = "addmm"
 _NN.ScaledDotProductAttentionBackward0._vmap = "sdpa"
 CosineSimilarityBackward._vmap = ("dims", "dim")
 PairwiseDistanceBackward._vmap = "elementwise"  # along the last dim, operands broadcast
+_NO.RmsNormBackward0._vmap = "layer_norm"
+_NO.NormalizeBackward._vmap = ("axis", "dim")
+_NN.GluBackward0._vmap = ("axis", "dim")
+_MM.OuterProduct._vmap = "outer"
+_IX.MaskedFillBackward0._vmap = "masked_fill"
+_RA._Triangle._vmap = ("free", 0)  # the last two dims
+_RA.RepeatBackward0._vmap = "repeat"
+_RA.RollBackward0._vmap = "roll"
+_CV.Im2ColBackward0._vmap = "fold"  # F.unfold: (N, C, *S) with the batch folded into N
 _NO.vmap_train_batch_norm = train_batch_norm
 _NO.vmap_instance_stats = instance_norm_stats
 del _cls
