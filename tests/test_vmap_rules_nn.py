@@ -547,3 +547,11 @@ MORE = {  # ops of transformer/CNN steps: fn(mod, x, y) with x (4, 3, 6, 6) mapp
 def test_more_rules(name, in_dims):
     y = _arr(4, 6) if in_dims[1] is not None else _arr(6)
     check(MORE[name], [_arr(4, 3, 6, 6), y], in_dims)
+
+
+def test_batch_norm_train_weights_outer_level():
+    """Per-sample statistics with the weight batched at an outer level and the input at the inner one."""
+    x, w = _arr(3, 4, 2, 5), _arr(2, 2)
+    f = lambda m: lambda w, x: m.batch_norm(x, None, None, w, training=True)  # noqa: E731
+    r = vmap(vmap(f(F), (None, 0)), (0, None))(nt.tensor(w), nt.tensor(x))
+    _same(r, tvmap(tvmap(f(TF), (None, 0)), (0, None))(torch.tensor(w), torch.tensor(x)))

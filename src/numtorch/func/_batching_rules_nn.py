@@ -151,10 +151,10 @@ def batch_norm(cls, args, kwargs, levels):
     return wrap(_from_channels(call.run(), x, levels), levels)
 
 
-def _stat_levels(input, running):
+def _stat_levels(input, running, params=()):
     """The levels of a training batch norm under vmap; RuntimeError (PyTorch's) when the input is batched
     at a level a running statistic is not (the per-sample statistics cannot be written into it)."""
-    levels = levels_of((input,) + tuple(running))
+    levels = levels_of((input,) + tuple(running) + tuple(params))
     for t in running:
         if set(t._levels if _b(t) else ()) != set(levels):
             raise RuntimeError(_BN_ERROR)
@@ -166,7 +166,7 @@ def train_batch_norm(input, weight, bias, running_mean, running_var, momentum, e
     sample and channel over (N, *S), as ``torch.func.vmap``; running statistics (batched) are updated per
     sample. The batch is folded into the channels and normalised by one batch-norm node."""
     running = [t for t in (running_mean, running_var) if t is not None]
-    levels = _stat_levels(input, running)
+    levels = _stat_levels(input, running, (weight, bias))
     depth, _State.vmap = _State.vmap, 0
     try:
         xf = _to_channels(input, levels)
