@@ -360,6 +360,7 @@ SAMPLERS = {
     "randn_like": lambda x: nt.randn_like(x),
     "randint_like": lambda x: nt.randint_like(x, 1000),
     "randperm": lambda x: nt.randperm(12).reshape(3, 4) + x,
+    "normal_shared_tensor": lambda x: nt.normal(nt.zeros(3, 4), 2.0) + x,
     "uniform_": lambda x: x.clone().uniform_(),
     "normal_": lambda x: x.clone().normal_(),
     "bernoulli_": lambda x: x.clone().bernoulli_(0.5),

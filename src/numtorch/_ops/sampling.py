@@ -317,8 +317,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     As PyTorch: standard normals scaled by a tensor ``std`` and shifted by ``mean``; with a float
     ``std``, ``N(0, std)`` samples shifted by ``mean``. RuntimeError for a negative ``std``.
     """
-    if _G.vmap_random_levels is not None and (_src(mean) or _src(std) or size is None and _G.vmap_random_levels()[0]):
-        return _vmap_normal(mean, std, generator)
+    if _G.vmap_random_levels is not None and size is None and (isinstance(mean, Tensor) or isinstance(std, Tensor)):
+        return _vmap_normal(mean, std, generator)  # tensor parameters inside vmap
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
     if isinstance(s, np.ndarray) and (s < 0).any():
@@ -365,10 +365,13 @@ def _vmap_normal(mean, std, generator):
     _need_float(dt, "normal_kernel_cpu")
     if isinstance(s, np.ndarray) and (s < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not isinstance(s, np.ndarray) and s < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(s):g}")
     shape = np.broadcast_shapes(np.shape(m), np.shape(s))
     with _PerSample():
         z = _fill_values(shape, dt, lambda n: _G.normal(_eng(generator), n, dt))
-    return _function.vmap_wrap(_make((z * s + m).astype(dt, copy=False)), levels)
+    res = _make((z * s + m).astype(dt, copy=False))
+    return _function.vmap_wrap(res, levels) if levels else res
 
 
 class _NormalBackward(Op):
