@@ -369,6 +369,7 @@ SAMPLERS = {
     "dropout": lambda x: F.dropout(x + 1, 0.5),
     "feature_dropout": lambda x: F.dropout1d(x.reshape(12, 1) + 1, 0.5).reshape(3, 4),
     "alpha_dropout": lambda x: F.alpha_dropout(x + 1, 0.5, training=True),
+    "gumbel_softmax": lambda x: F.gumbel_softmax(x + 1, tau=0.5),
 }
 BATCHED_PARAM = {  # random ops reading batched parameters: 'same' raises as in PyTorch
     "bernoulli": (lambda x: nt.bernoulli(x), lambda x: torch.bernoulli(x)),

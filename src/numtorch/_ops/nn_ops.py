@@ -23,7 +23,7 @@ from ._util import erf_np, sum_lastdim, unbroadcast, wrap_dim
 from .matmul import matmul
 from .pointwise import add
 from .dropout import _batched_option, _mask
-from .sampling import exponential_
+from .sampling import _contiguous_empty, exponential_
 
 __all__ = ["softmax", "log_softmax", "prelu", "selu", "celu", "threshold", "hardshrink", "bilinear"]
 
@@ -735,7 +735,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     """
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    noise = exponential_(_make(np.empty(logits.shape, logits._data.dtype)))
+    noise = exponential_(_contiguous_empty(logits))  # (per sample under vmap)
     gumbels = -noise.log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:

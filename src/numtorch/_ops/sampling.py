@@ -121,6 +121,13 @@ def _vmap_empty(input, dt, shape=None):
     return _function.vmap_wrap(t, lv) if lv else t
 
 
+def _contiguous_empty(input) -> Tensor:
+    """``torch.empty_like(input, memory_format=contiguous)`` for an in-place sampler (batched inside vmap)."""
+    if _G.vmap_random_levels is not None:
+        return _vmap_empty(input, input._data.dtype)
+    return _make(np.empty(input._data.shape, input._data.dtype))
+
+
 def _fill_batched(self, draw):
     """``_fill`` inside vmap: a batched ``self`` gets one draw per sample of the "different" levels, shared
     over its other levels; RuntimeError (PyTorch's) for "different" randomness into an unbatched tensor."""
