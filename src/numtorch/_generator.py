@@ -45,6 +45,8 @@ def _init_genrand(seed32: int) -> np.ndarray:
 
 
 vmap_random_hook = None  # called before every draw while a vmap is active (func/_vmap.py)
+vmap_random_levels = None  # inside vmap: () -> (ids, sizes) of the levels drawing per sample (func/_vmap.py)
+batched_draws = 0  # > 0 while a sampler draws one value per sample of those levels (_ops/sampling.py)
 
 
 class Engine:

@@ -69,6 +69,8 @@ def bce(input: Tensor, target: Tensor, weight):
     if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for '{_name(x)}'")
     for what, a in (("input", x), ("target", y)):
+        if getattr(a, "_src", None) is not None:  # batched under vmap: every sample's values
+            a = a._src[0]._data
         if a.size and (not (a >= 0).all() or not (a <= 1).all()):
             raise RuntimeError(f"all elements of {what} should be between 0 and 1")
     if weight is None:

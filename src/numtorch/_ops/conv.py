@@ -511,6 +511,7 @@ def _uncrop(g, shape, crop):
 
 class ConstantPadNdBackward0(Op):
     """``pad(mode="constant")``: ``pads`` are ``(lo, hi)`` pairs for the trailing axes; negative values crop."""
+    _vmap = ("free", 0)  # batching rule kind (func/_batching_rules.py)
 
     def forward(self, x, *, pads, value):
         self.shape = x.shape
@@ -522,6 +523,7 @@ class ConstantPadNdBackward0(Op):
 
 
 class _EdgePad(Op):
+    _vmap = ("free", 0)  # batching rule kind (func/_batching_rules.py)
     """Reflect / replicate / circular padding; backward folds each padded edge back onto its source.
 
     As in PyTorch, negative pads crop after reflect/replicate padding (a reflection may read cropped

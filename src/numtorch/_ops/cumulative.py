@@ -31,6 +31,8 @@ def _rev_cumsum(x, axis):
 
 
 class CumsumBackward0(Op):
+    _vmap = ("along", "axis")  # batching rule kind (func/_batching_rules_nn.py)
+
     def forward(self, a, axis):
         self.axis = axis
         # (a 0-d input is its own running sum)
@@ -41,6 +43,7 @@ class CumsumBackward0(Op):
 
 
 class CumprodBackward0(Op):
+    _vmap = ("along", "axis")  # batching rule kind (func/_batching_rules_nn.py)
     _saves = (0, "out")
 
     def forward(self, a, axis):
@@ -119,6 +122,7 @@ def cumprod_(input, dim, *, dtype=None):
 # ------------------------------------------------------------------------------------------------
 class CummaxBackward0(Op):
     """Running max and its index (the last among ties; NaN propagates); backward scatter-adds."""
+    _vmap = ("along", "axis")  # batching rule kind (func/_batching_rules_nn.py)
 
     _nondiff_outputs = (1,)
     _ufunc = np.maximum
@@ -184,6 +188,7 @@ def cummin(input, dim):
 # logcumsumexp
 # ------------------------------------------------------------------------------------------------
 class LogcumsumexpBackward0(Op):
+    _vmap = ("along", "axis")  # batching rule kind (func/_batching_rules_nn.py)
     _saves = (0, "out")
     _graph = False
     _graph_constants = ("shift",)  # any finite per-slice shift gives the same gradient

@@ -332,8 +332,8 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     cos = CosineSimilarityBackward.apply(input1, input2, dim=input1.dim() - 1, eps=1e-12)
     pos = sub(1.0, cos)
     neg = clamp(sub(cos, margin), min=0.0)
-    y, dt = target._data, cos._data.dtype
-    loss = add(mul(pos, _make((y == 1).astype(dt))), mul(neg, _make((y == -1).astype(dt))))
+    dt = from_np(cos._data.dtype)  # the masks as ops: a batched target under vmap has no readable values
+    loss = add(mul(pos, cast(target == 1, dt)), mul(neg, cast(target == -1, dt)))
     return _reduce_t(loss, reduction)
 
 

@@ -11,13 +11,15 @@ import math
 
 import numpy as np
 
+from .. import _generator as _G
 from .._tensor import Tensor, _make
+from ..autograd import function as _function
 from ..autograd.function import Op
 from ..autograd.grad_mode import _State, no_grad
 from ._inplace import copy_, inplace as _inplace
 from ._util import bump
 from .pointwise import add
-from .sampling import _is_dense, bernoulli_
+from .sampling import _is_dense, _vmap_empty, bernoulli_
 
 __all__ = ["dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout"]
 
@@ -27,6 +29,7 @@ __all__ = ["dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout
 # ================================================================================================
 class NativeDropoutBackward0(Op):
     """``x * mask`` with a precomputed, already scaled mask (broadcastable to ``x``)."""
+    _vmap = "dropout"  # batching rule kind (func/_batching_rules_nn.py)
 
     _graph_constants = ("saved",)  # the scaled keep mask
 
@@ -53,9 +56,37 @@ def _keep_mask(shape, p, dtype, like=None):
     return mask
 
 
+def _mask(input, shape, p, like=None):
+    """The scaled keep mask of ``shape`` for ``input`` and the vmap levels it is batched at: outside vmap
+    (or shared by the batch: randomness="same", unbatched input) an array and (); inside vmap, the physical
+    mask of a batched empty tensor filled per sample of the "different" levels (func/_vmap.py)."""
+    dt = input._data.dtype
+    if _G.vmap_random_levels is None:
+        return _keep_mask(shape, p, dt, like), ()
+    empty = _vmap_empty(input, dt, shape)
+    src = getattr(empty._data, "_src", None)
+    if src is None:
+        return _keep_mask(shape, p, dt), ()
+    phys, levels = src
+    q = 1.0 - p
+    if q <= 0:
+        return np.zeros(phys._data.shape, dt), levels
+    m = bernoulli_(empty, q)._phys._data
+    if m.dtype.itemsize == 2:  # as _keep_mask
+        return (m.astype(np.float32) / np.float32(q)).astype(m.dtype), levels
+    np.divide(m, m.dtype.type(q), out=m)
+    return m, levels
+
+
+def _batched_option(arr, levels):
+    """A physical array as an Op option under vmap: the stand-in ``_data`` of the batched tensor over it, which
+    the vmap dispatcher turns back into the batched tensor (func/_batched.py)."""
+    return _function.vmap_wrap(_make(arr), levels)._data if levels else arr
+
+
 def _apply_mask(input, mask, inplace):
     if inplace:
-        if not (_State.enabled and input._rg or _State.fw):  # fw: forward AD
+        if not (_State.enabled and input._rg or _State.fw or _State.vmap):  # fw: forward AD
             with no_grad():
                 np.multiply(input._data, mask, out=input._data, casting="unsafe")
             bump(input)
@@ -71,7 +102,7 @@ def dropout(input: Tensor, p: float = 0.5, train: bool = True, inplace: bool = F
     """
     if not train or p == 0 or input._data.size == 0:
         return input
-    return _apply_mask(input, _keep_mask(input._data.shape, p, input._data.dtype, input._data), inplace)
+    return _apply_mask(input, _batched_option(*_mask(input, input._data.shape, p, input._data)), inplace)
 
 
 def feature_dropout(input: Tensor, p: float = 0.5, train: bool = True, inplace: bool = False) -> Tensor:
@@ -79,7 +110,7 @@ def feature_dropout(input: Tensor, p: float = 0.5, train: bool = True, inplace: 
     if not train or p == 0 or input._data.size == 0:
         return input
     shape = input._data.shape[:2] + (1,) * (input._data.ndim - 2)
-    return _apply_mask(input, _keep_mask(shape, p, input._data.dtype), inplace)
+    return _apply_mask(input, _batched_option(*_mask(input, shape, p)), inplace)
 
 
 _ALPHA = 1.7580993408473766  # -SELU's negative saturation value (alpha * scale)
@@ -104,10 +135,12 @@ def _alpha_dropout(input, p, train, inplace, mask_shape):
         return input
     dt = input._data.dtype
     like = input._data if mask_shape == input._data.shape else None
-    keep = (_keep_mask(mask_shape, p, dt, like) > 0).astype(dt) if p < 1 else np.zeros(mask_shape, dt)
+    mask, levels = _mask(input, mask_shape, p, like) if p < 1 else (np.zeros(mask_shape, dt), ())
+    keep = (mask > 0).astype(dt)
     a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p)) if p < 1 else 0.0
-    shift = (keep - 1) * (_ALPHA * a) + _ALPHA * a * p
-    out = add(NativeDropoutBackward0.apply(input, mask=keep * a), _make(shift.astype(dt, copy=False)))
+    shift = ((keep - 1) * (_ALPHA * a) + _ALPHA * a * p).astype(dt, copy=False)
+    shift = _function.vmap_wrap(_make(shift), levels) if levels else _make(shift)
+    out = add(NativeDropoutBackward0.apply(input, mask=_batched_option(keep * a, levels)), shift)
     if inplace:
         return copy_(input, out)
     return out

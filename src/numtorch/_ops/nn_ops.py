@@ -22,8 +22,8 @@ from ._cast import cast
 from ._util import erf_np, sum_lastdim, unbroadcast, wrap_dim
 from .matmul import matmul
 from .pointwise import add
-from .dropout import _keep_mask
-from .sampling import exponential_
+from .dropout import _batched_option, _mask
+from .sampling import _contiguous_empty, exponential_
 
 __all__ = ["softmax", "log_softmax", "prelu", "selu", "celu", "threshold", "hardshrink", "bilinear"]
 
@@ -716,7 +716,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     drop = None
     if dropout_p > 0:
         shape = np.broadcast_shapes(q.shape[:-2], k.shape[:-2] if rep == 1 else q.shape[:-2]) + (l_, s_)
-        drop = _keep_mask(shape, dropout_p, dt)
+        drop = _batched_option(*_mask(query, shape, dropout_p))  # (per sample under vmap)
     out = ScaledDotProductAttentionBackward0.apply(query, key, value, mask, scale=sc, drop=drop, rep=rep)
     if isinstance(mask, Tensor) and mask._rg and out.grad_fn is not None:
         out.grad_fn.mask_t = mask  # not saved (PyTorch does not version-check it): kept for create_graph
@@ -735,7 +735,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     """
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    noise = exponential_(_make(np.empty(logits.shape, logits._data.dtype)))
+    noise = exponential_(_contiguous_empty(logits))  # (per sample under vmap)
     gumbels = -noise.log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:

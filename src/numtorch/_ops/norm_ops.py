@@ -16,6 +16,7 @@ import numpy as np
 from .._dtype import from_np
 from .._tensor import Tensor
 from ..autograd.function import Op
+from ..autograd.grad_mode import _State
 from . import pointwise as _P
 from . import shape as _S
 from ._cast import cast
@@ -116,7 +117,7 @@ def _saved_rows(node):
 
 class NativeLayerNormBackward0(Op):
     """Normalize over the trailing ``k`` dims, then ``* weight + bias`` (both of the normalized shape)."""
-    _vmap = ("free", 0, 1, 2)  # batching rule kind (func/_batching_rules.py)
+    _vmap = "layer_norm"  # batching rule kind (func/_batching_rules_nn.py)
 
     _saves = (0, 1)
     _graph_recompute = True  # xhat and rstd are rebuilt from the boxed input under create_graph
@@ -253,6 +254,7 @@ class NativeBatchNormBackward0(Op):
     for the running statistics), so the forward only scales ``centered`` in place into ``xhat``.
     """
 
+    _vmap = "batch_norm"  # batching rule kind (func/_batching_rules_nn.py)
     _saves = (0, 1)
     _graph_recompute = True  # xhat/rstd (training) and the scale are rebuilt from the boxes under create_graph
 
@@ -338,6 +340,16 @@ def _channel_dot(a, b):
     return np.einsum("ncl,ncl->c", a, b) if a.ndim == 3 else np.einsum("nc,nc->c", a, b)
 
 
+# set by func/_batching_rules_nn.py: F.batch_norm in training / F.instance_norm's running statistics with
+# batched tensors under vmap (statistics per sample)
+vmap_train_batch_norm = vmap_instance_stats = None
+
+
+def _batched(*tensors):
+    """Whether a tensor is batched under vmap (its ``_data`` is a stand-in that knows its physical tensor)."""
+    return any(t is not None and getattr(t._data, "_src", None) is not None for t in tensors)
+
+
 def _update_running(buf: Tensor, new, momentum):
     d = buf._data
     d *= 1 - momentum
@@ -382,6 +394,8 @@ def batch_norm(input: Tensor, weight, bias, running_mean, running_var, training:
                                f"evaluation mode")
         return NativeBatchNormBackward0.apply(input, weight, bias, centered=None, mean=running_mean._data,
                                               var=running_var._data, training=False, eps=eps)
+    if _State.vmap and _batched(input, running_mean, running_var):  # per-sample statistics (func/)
+        return vmap_train_batch_norm(input, weight, bias, running_mean, running_var, momentum, eps)
     n = x.size // c
     xv, axes, ps = _channel_view(x)
     mean = xv.mean(axes)
@@ -409,6 +423,7 @@ def _empty_batch_norm(input, weight, bias):
 # ------------------------------------------------------------------------------------------------
 class NativeGroupNormBackward0(Op):
     """Normalize each ``(n, group)`` block of an ``(N, C, *)`` input, then per-channel affine."""
+    _vmap = "group_norm"  # batching rule kind (func/_batching_rules_nn.py)
 
     _saves = (0, 1)
     _graph_recompute = True  # xhat and rstd are rebuilt from the boxed input under create_graph
@@ -477,7 +492,10 @@ def instance_norm(input: Tensor, weight=None, bias=None, running_mean=None, runn
             raise RuntimeError(f"{name} should contain {n * c} elements not {n * p._data.size}")
     if not use_input_stats:
         return batch_norm(input, weight, bias, running_mean, running_var, False, momentum, eps)
-    if running_mean is not None or running_var is not None:
+    if (running_mean is not None or running_var is not None) and _State.vmap and \
+            _batched(input, running_mean, running_var):  # each sample's statistics into its own (func/)
+        vmap_instance_stats(input, running_mean, running_var, momentum)
+    elif running_mean is not None or running_var is not None:
         x3 = input._data.reshape(shape[0], shape[1], -1)
         m = x3.shape[2]
         if running_mean is not None:

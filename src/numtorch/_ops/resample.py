@@ -55,6 +55,7 @@ def _linear_plan(n_in, n_out, scale, align_corners, dt):
 
 class _Resample(Op):
     """Separable resampling: per spatial axis a gather (nearest) or two weighted gathers (linear)."""
+    _vmap = ("free", 0)  # batching rule kind (func/_batching_rules.py): trailing axes only
 
     _graph_constants = ("plans",)  # source indices and interpolation weights
 
@@ -223,6 +224,7 @@ def _unshuffle(x, r):
 
 class PixelShuffleBackward0(Op):
     """``pixel_shuffle``: a fixed permutation; backward is the inverse one (``pixel_unshuffle``)."""
+    _vmap = ("free", 0)  # batching rule kind (func/_batching_rules.py): trailing (C, H, W) only
 
     _there, _back = staticmethod(_shuffle), staticmethod(_unshuffle)
 

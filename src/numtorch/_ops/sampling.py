@@ -9,6 +9,7 @@ values. Argument errors are PyTorch's, word for word.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 
@@ -19,7 +20,9 @@ from .. import _dtype
 from .. import _generator as _G
 from .._device import check as _check_device
 from .._tensor import Tensor, _make
+from ..autograd import function as _function
 from ..autograd.function import Op
+from ._inplace import copy_
 from ._util import bump, check_inplace
 from .creation import _require_grad, _shape, _size
 from .pointwise import _out
@@ -55,12 +58,102 @@ def _fill_values(shape, dt, draw) -> np.ndarray:
     return draw(n).astype(dt, copy=False).reshape(shape)
 
 
+# ---- under vmap (func/_vmap.py sets _G.vmap_random_levels): randomness="same" and "different" --------
+_SAME_ERROR = ("Vmap does not currently support same randomness with a batched tensor input. Please file an issue "
+               "with functorch")
+_INPLACE_ERROR = ("vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will appear like "
+                  "same randomness. If this is necessary for your usage, please file an issue with functorch.")
+
+
+class _PerSample:
+    """While drawing one value per sample for the levels with randomness="different" (the vmap random
+    check lets these draws through)."""
+
+    def __enter__(self):
+        _G.batched_draws += 1
+
+    def __exit__(self, *exc):
+        _G.batched_draws -= 1
+
+
+def _src(t):
+    """(physical tensor, levels) of a tensor batched under vmap, or None."""
+    return getattr(t._data, "_src", None) if isinstance(t, Tensor) else None
+
+
+def _per_sample(shape, dt, draw, requires_grad=False):
+    """A factory's samples of ``shape`` inside vmap: one draw per sample of the "different" levels (a batched
+    tensor over them), or one shared draw."""
+    levels, sizes = _G.vmap_random_levels()
+    if not levels:
+        return _finish(_fill_values(shape, dt, draw), requires_grad)
+    with _PerSample():
+        arr = _fill_values(sizes + tuple(shape), dt, draw)
+    return _function.vmap_wrap(_finish(arr, requires_grad), levels)
+
+
+def _physical(ts, levels, sizes):
+    """The physical arrays of tensors ``ts`` (batched at no level outside ``levels``) over all of ``levels``
+    (sizes ``sizes``), broadcast; RuntimeError (PyTorch's) for a tensor batched at a "same" level."""
+    out = []
+    for t in ts:
+        src = _src(t)
+        own = src[1] if src else ()
+        if any(lid not in levels for lid in own):
+            raise RuntimeError(_SAME_ERROR)
+        a = src[0]._data if src else t._data
+        it = iter(a.shape[:len(own)])
+        lead = tuple(next(it) if lid in own else 1 for lid in levels)
+        out.append(np.broadcast_to(a.reshape(lead + a.shape[len(own):]), sizes + a.shape[len(own):]))
+    return out
+
+
+def _vmap_empty(input, dt, shape=None):
+    """``torch.empty_like(input)`` (or of logical ``shape``) inside vmap: batched at ``input``'s levels and the
+    "different" levels, so an in-place sampler fills it per sample."""
+    levels, sizes = _G.vmap_random_levels()
+    src = _src(input)
+    own = dict(zip(src[1], src[0]._data.shape)) if src else {}
+    own.update(zip(levels, sizes))
+    lv = tuple(sorted(own))
+    shape = input._data.shape if shape is None else tuple(shape)
+    t = _make(np.empty(tuple(own[lid] for lid in lv) + shape, dt))
+    return _function.vmap_wrap(t, lv) if lv else t
+
+
+def _contiguous_empty(input) -> Tensor:
+    """``torch.empty_like(input, memory_format=contiguous)`` for an in-place sampler (batched inside vmap)."""
+    if _G.vmap_random_levels is not None:
+        return _vmap_empty(input, input._data.dtype)
+    return _make(np.empty(input._data.shape, input._data.dtype))
+
+
+def _fill_batched(self, draw):
+    """``_fill`` inside vmap: a batched ``self`` gets one draw per sample of the "different" levels, shared
+    over its other levels; RuntimeError (PyTorch's) for "different" randomness into an unbatched tensor."""
+    levels, _ = _G.vmap_random_levels()
+    src = _src(self)
+    own = src[1] if src else ()
+    if any(lid not in own for lid in levels):
+        raise RuntimeError(_INPLACE_ERROR)
+    phys = src[0]
+    check_inplace(phys)
+    d = phys._data
+    shape = tuple(n if lid in levels else 1 for lid, n in zip(own, d.shape)) + d.shape[len(own):]
+    with _PerSample():
+        d[...] = draw(math.prod(shape)).reshape(shape)
+    bump(phys)
+    return self
+
+
 def _float_samples(draw, size, generator, out, dtype, device, requires_grad) -> Tensor:
     """``rand``/``randn``: ``draw(engine, n, dt)`` samples of shape ``size`` in ``dtype``, ``out``'s dtype or
     the default float dtype."""
     _check_device(device)
     dtype = dtype if dtype is not None or out is None else out.dtype
     dt = _float_dtype(dtype).np
+    if _G.vmap_random_levels is not None:
+        return _out(_per_sample(_size(size), dt, lambda n: draw(_eng(generator), n, dt), requires_grad), out)
     return _out(_finish(_fill_values(_size(size), dt, lambda n: draw(_eng(generator), n, dt)), requires_grad), out)
 
 
@@ -195,6 +288,8 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     if requires_grad and not _is_float(dt):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     shape = _size((size,)) if not isinstance(size, int) else (size,)
+    if _G.vmap_random_levels is not None:
+        return _out(_per_sample(shape, dt, lambda n: _random_from_to(_eng(generator), n, dt, low, high)), out)
     return _out(_make(_fill_values(shape, dt, lambda n: _random_from_to(_eng(generator), n, dt, low, high))), out)
 
 
@@ -213,7 +308,13 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     if dt.kind in "iu" and n > 0 and n - 1 > np.iinfo(dt).max:
         ctype = "int" if dt == np.int32 else dt.name + "_t"  # c10's checked_convert names the <cstdint> type
         raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
-    return _out(_make(_G.randperm(_eng(generator), n).astype(_dtype.to_np(dtype) if dtype else np.int64)), out)
+    dt = _dtype.to_np(dtype) if dtype else np.int64
+    if _G.vmap_random_levels is not None and _G.vmap_random_levels()[0]:  # one permutation per sample
+        levels, sizes = _G.vmap_random_levels()
+        with _PerSample():
+            perms = [_G.randperm(_eng(generator), n) for _ in range(math.prod(sizes))]
+        return _function.vmap_wrap(_make(np.stack(perms).astype(dt).reshape(sizes + (n,))), levels)
+    return _out(_make(_G.randperm(_eng(generator), n).astype(dt)), out)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
@@ -223,6 +324,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     As PyTorch: standard normals scaled by a tensor ``std`` and shifted by ``mean``; with a float
     ``std``, ``N(0, std)`` samples shifted by ``mean``. RuntimeError for a negative ``std``.
     """
+    if _G.vmap_random_levels is not None and size is None and (isinstance(mean, Tensor) or isinstance(std, Tensor)):
+        return _vmap_normal(mean, std, generator)  # tensor parameters inside vmap
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
     if isinstance(s, np.ndarray) and (s < 0).any():
@@ -236,6 +339,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     if size is not None:
         shape = _size((size,)) if not isinstance(size, int) else (size,)
         dt = _float_dtype(dtype).np
+        if _G.vmap_random_levels is not None:
+            return _out(_per_sample(shape, dt, lambda n: _G.normal(eng, n, dt, float(m), float(s)), requires_grad), out)
         return _out(_finish(_fill_values(shape, dt, lambda n: _G.normal(eng, n, dt, float(m), float(s))),
                             requires_grad), out)
     try:
@@ -252,6 +357,28 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     else:
         arr = _fill_values(shape, dt, lambda n: _G.normal(eng, n, dt, 0.0, float(s))) + m.astype(dt, copy=False)
     return _out(_normal_graph(mean, std, arr.astype(dt, copy=False)), out)
+
+
+def _vmap_normal(mean, std, generator):
+    """``normal(mean, std)`` with tensor parameters inside vmap: standard normals per sample (physical
+    arrays) scaled and shifted; PyTorch's RuntimeError for a batched parameter under randomness="same"."""
+    levels, sizes = _G.vmap_random_levels()
+    ts = [t for t in (mean, std) if isinstance(t, Tensor)]
+    arrs = _physical(ts, levels, sizes)
+    it = iter(arrs)
+    m = next(it) if isinstance(mean, Tensor) else mean
+    s = next(it) if isinstance(std, Tensor) else std
+    dt = ts[0]._data.dtype
+    _need_float(dt, "normal_kernel_cpu")
+    if isinstance(s, np.ndarray) and (s < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not isinstance(s, np.ndarray) and s < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(s):g}")
+    shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+    with _PerSample():
+        z = _fill_values(shape, dt, lambda n: _G.normal(_eng(generator), n, dt))
+    res = _make((z * s + m).astype(dt, copy=False))
+    return _function.vmap_wrap(res, levels) if levels else res
 
 
 class _NormalBackward(Op):
@@ -298,6 +425,15 @@ def _check_probabilities(prob: np.ndarray) -> None:
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     """Samples 1 with probability ``input`` (or the float ``p``), else 0, in ``input``'s dtype
     (``torch.bernoulli``). RuntimeError for probabilities outside ``[0, 1]``."""
+    if _G.vmap_random_levels is not None:  # inside vmap: one draw per sample under randomness="different"
+        if p is not None:
+            return bernoulli_(_vmap_empty(input, input._data.dtype), p, generator=generator)
+        levels, sizes = _G.vmap_random_levels()
+        prob = _physical([input], levels, sizes)[0]
+        _check_probabilities(prob)
+        with _PerSample():
+            res = _G.bernoulli_tensor(_eng(generator), np.ascontiguousarray(prob)).astype(prob.dtype)
+        return _function.vmap_wrap(_make(res), levels) if levels else _make(res)
     if p is not None:  # the result is contiguous whatever the input's layout, as in PyTorch
         return _out(bernoulli_(_make(B.empty(input._data.shape, input._data.dtype)), p, generator=generator), out)
     prob = input._data
@@ -319,6 +455,10 @@ def multinomial(input: Tensor, num_samples: int, replacement=False, *, generator
     w = input._data
     if w.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
+    levels = ()
+    if _G.vmap_random_levels is not None:  # inside vmap: every sample's rows at once
+        levels, sizes = _G.vmap_random_levels()
+        w = _physical([input], levels, sizes)[0]
     rows = w.reshape(-1, w.shape[-1])
     if not np.isfinite(rows).all() or (rows < 0).any():
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
@@ -329,31 +469,45 @@ def multinomial(input: Tensor, num_samples: int, replacement=False, *, generator
     if not replacement and num_samples > rows.shape[1]:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     eng = _eng(generator)
-    if replacement and num_samples > 1:
-        res = _G.multinomial_with_replacement(eng, np.ascontiguousarray(rows), num_samples)
-    else:
-        # Exp(1) noise drawn into torch.empty_like(input): in the input's memory order
-        noise = np.empty_like(w) if _is_dense(w) else np.empty(w.shape, w.dtype)
-        perm = _memory_perm(noise)
-        noise.transpose(perm)[...] = _G.exponential(eng, w.size, 1.0).astype(w.dtype).reshape(
-            noise.transpose(perm).shape)
-        q = rows / noise.reshape(rows.shape)
-        if num_samples == 1:
-            res = np.argmax(q, axis=-1)[:, None]
+    with _PerSample() if levels else contextlib.nullcontext():  # per sample inside vmap
+        if replacement and num_samples > 1:
+            res = _G.multinomial_with_replacement(eng, np.ascontiguousarray(rows), num_samples)
         else:
-            res = np.argsort(-q, axis=-1, kind="stable")[:, :num_samples]
+            # Exp(1) noise drawn into torch.empty_like(input): in the input's memory order
+            noise = np.empty_like(w) if _is_dense(w) else np.empty(w.shape, w.dtype)
+            perm = _memory_perm(noise)
+            noise.transpose(perm)[...] = _G.exponential(eng, w.size, 1.0).astype(w.dtype).reshape(
+                noise.transpose(perm).shape)
+            q = rows / noise.reshape(rows.shape)
+            if num_samples == 1:
+                res = np.argmax(q, axis=-1)[:, None]
+            else:
+                res = np.argsort(-q, axis=-1, kind="stable")[:, :num_samples]
     res = res.astype(np.int64)
+    if levels:
+        return _function.vmap_wrap(_make(res.reshape(w.shape[:-1] + (num_samples,))), levels)
     return _out(_make(res[0] if w.ndim == 1 else res), out)
 
 
 def poisson(input: Tensor, generator=None) -> Tensor:
     """Poisson samples with rates ``input`` (``torch.poisson``), in ``input``'s dtype; PyTorch's sampler.
     RuntimeError for negative rates."""
-    lam = input._data
+    lam, levels = input._data, ()
+    if _G.vmap_random_levels is not None:  # inside vmap: every sample's rates at once
+        levels, sizes = _G.vmap_random_levels()
+        lam = _physical([input], levels, sizes)[0]
     _need_float(lam.dtype, "poisson_cpu")
     if lam.size and not (lam >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return _make(_G.poisson(_eng(generator), np.ascontiguousarray(lam, dtype=np.float64)).astype(lam.dtype))
+    with _PerSample():
+        res = _make(_G.poisson(_eng(generator), np.ascontiguousarray(lam, dtype=np.float64)).astype(lam.dtype))
+    return _function.vmap_wrap(res, levels) if levels else res
+
+
+def _finish_like(out, requires_grad):
+    if _src(out):  # batched inside vmap: its physical tensor is the result
+        return out.requires_grad_() if requires_grad else out
+    return _finish(out._data, requires_grad)
 
 
 def _empty_like(input, dtype) -> Tensor:
@@ -361,6 +515,8 @@ def _empty_like(input, dtype) -> Tensor:
     non-overlapping (a transposed tensor stays transposed), else contiguous."""
     x = input._data
     dt = _dtype.to_np(dtype) if dtype is not None else x.dtype
+    if _G.vmap_random_levels is not None:  # inside vmap: batched, so the sampler fills it per sample
+        return _vmap_empty(input, dt)
     return _make(np.empty_like(x, dtype=dt) if _is_dense(x) else np.empty(x.shape, dt))
 
 
@@ -376,14 +532,14 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, re
               memory_format=None):
     """``rand`` with ``input``'s shape, layout and (by default) dtype."""
     out = uniform_(_empty_like(input, dtype), generator=generator)
-    return _finish(out._data, requires_grad)
+    return _finish_like(out, requires_grad)
 
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None):
     """``randn`` with ``input``'s shape, layout and (by default) dtype."""
     out = normal_(_empty_like(input, dtype), generator=generator)
-    return _finish(out._data, requires_grad)
+    return _finish_like(out, requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
@@ -410,6 +566,8 @@ def _memory_order(arr: np.ndarray) -> np.ndarray:
 
 def _fill(self, draw):
     """Fill ``self`` in place with ``draw(n)`` (a flat array), element by element in memory order."""
+    if _G.vmap_random_levels is not None and (_src(self) or _G.vmap_random_levels()[0]):
+        return _fill_batched(self, draw)
     check_inplace(self)
     view = _memory_order(self._data)
     view[...] = draw(view.size).reshape(view.shape)
@@ -449,6 +607,8 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 1 (probability ``p``, a float or a tensor broadcast to ``self``) or 0."""
     eng = _eng(generator)
+    if isinstance(p, Tensor) and _G.vmap_random_levels is not None:  # inside vmap: drawn as bernoulli(p), copied
+        return copy_(self, bernoulli(p.expand(self._data.shape), generator=generator))
     if isinstance(p, Tensor):
         _check_probabilities(p._data)
         try:

@@ -61,6 +61,7 @@ def _argsort(a, axis, descending):
 
 class _PickAlong(Op):
     """Ops returning ``(values, indices)`` picked along ``dim``: backward puts ``g`` at ``indices``."""
+    _vmap = ("along", "dim")  # batching rule kind (func/_batching_rules_nn.py)
 
     _nondiff_outputs = (1,)
 

@@ -29,6 +29,7 @@ import math
 import numpy as np
 
 from .._ops.losses import CrossEntropyLossBackward0
+from .._ops.shape import UnsafeViewBackward0, ViewBackward0
 from .._tensor import Tensor, _make
 from ._batched import RULES, BatchedTensor, align, batch_shape, fallback, wrap, wrap_out
 
@@ -141,7 +142,19 @@ def view(cls, args, kwargs, levels):
     rank = len(shape) if cls.__name__ == "ExpandBackward0" else None
     call.args[0] = align(args[0], levels, rank)
     call.set("shape", batch_shape(levels) + shape)
+    if cls is ViewBackward0 and not _viewable(call.args[0]._data, call.get("shape")):
+        call.cls = UnsafeViewBackward0  # a sample's view whose batch is not: a copy (reshape's fallback)
     return wrap(call.run(), levels)
+
+
+def _viewable(a, shape):
+    if a.flags.c_contiguous:
+        return True
+    try:
+        np.reshape(a, shape, copy=False)
+    except ValueError:
+        return False
+    return True
 
 
 def basic_index(cls, args, kwargs, levels):
@@ -320,7 +333,9 @@ def embedding(cls, args, kwargs, levels):
     every sample's indices): one gather for all."""
     w, kw = args[0], dict(kwargs)
     idx = kw["indices"]
-    if type(w) is BatchedTensor or type(idx) is not BatchedTensor:
+    if type(w) is BatchedTensor:  # per-sample weights (vmap of grad): _batching_rules_nn.py
+        return RULES["embedding_weight"](cls, args, kwargs, levels)
+    if type(idx) is not BatchedTensor:
         return fallback(cls, args, kwargs, levels)
     kw["indices"] = align(idx, levels)._data
     return wrap(cls.apply(w, **kw), levels)

@@ -12,8 +12,8 @@ import functools
 from .. import _generator
 from .._tensor import Tensor
 from ..autograd.grad_mode import _State
-from . import _batching_rules  # noqa: F401  (registers the batching rules)
-from ._batched import BatchedTensor, current_level, pop_level, push_level, wrap
+from . import _batching_rules, _batching_rules_nn  # noqa: F401  (register the batching rules)
+from ._batched import _LEVELS, BatchedTensor, pop_level, push_level, wrap
 
 __all__ = ["vmap"]
 
@@ -22,15 +22,27 @@ _RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. 
 
 
 def _random_check():
-    lvl = current_level()
-    if lvl is None:
-        return
-    if lvl.randomness == "error":
+    """Before every raw draw inside vmap (``_generator.vmap_random_hook``): RuntimeError (PyTorch's) when any
+    active level has randomness="error"; NotImplementedError under "different" for a sampler that draws
+    one value of the logical shape (it would silently be shared by the batch)."""
+    stack = _LEVELS.stack
+    if any(lvl.randomness == "error" for lvl in stack):
         raise RuntimeError(_RANDOM_ERROR)
-    if lvl.randomness == "different":
-        raise NotImplementedError("numtorch: vmap(randomness='different') is not supported yet (random values "
-                                  "would be shared by the batch); use randomness='same' or draw the random "
-                                  "values outside vmap and pass them in")
+    if not _generator.batched_draws and any(lvl.randomness == "different" for lvl in stack):
+        raise NotImplementedError("numtorch: this random operation has no per-sample draw under "
+                                  "vmap(randomness='different') (its values would be shared by the batch); use "
+                                  "randomness='same' or draw the random values outside vmap and pass them in")
+
+
+def _random_levels():
+    """``_generator.vmap_random_levels``: the ids and sizes of the active levels with randomness="different"
+    (a sampler draws one value per sample of them, and one shared value for the "same" levels);
+    RuntimeError when a level has randomness="error"."""
+    stack = _LEVELS.stack
+    if any(lvl.randomness == "error" for lvl in stack):
+        raise RuntimeError(_RANDOM_ERROR)
+    diff = [lvl for lvl in stack if lvl.randomness == "different"]
+    return tuple(lvl.id for lvl in diff), tuple(lvl.size for lvl in diff)
 
 
 def _name(func):
@@ -101,7 +113,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     an int applies to every input, a (nested) tuple matches the inputs' structure (tuples, lists,
     dicts). ``out_dims``: where the batch dim goes in each output (int, None or a matching structure).
     ``randomness``: "error" (random ops inside raise RuntimeError, PyTorch's default), "same" (one draw
-    shared by the batch); "different" raises NotImplementedError in numtorch. ``chunk_size``: run the
+    shared by the batch), "different" (one draw per sample; see docs/vmap.md for the samplers). ``chunk_size``: run the
     batch in chunks of this size (None: all at once). Nested ``vmap`` and ``vmap(grad(f))`` work.
     Errors as PyTorch's: ValueError for bad ``in_dims``/``out_dims``, mismatched batch sizes, no
     mapped tensor, non-Tensor outputs; RuntimeError for ``.item()``/``bool()`` on a batched tensor,
@@ -188,8 +200,8 @@ def _out_dims(func, out_dims, outs):
 
 def _vmap_once(func, out_dims, randomness, args, kwargs, flat, dims, size):
     lvl = push_level(size, randomness)
-    prev_hook = _generator.vmap_random_hook
-    _generator.vmap_random_hook = _random_check
+    prev_hook, prev_levels = _generator.vmap_random_hook, _generator.vmap_random_levels
+    _generator.vmap_random_hook, _generator.vmap_random_levels = _random_check, _random_levels
     try:
         depth = _State.vmap
         _State.vmap = 0  # moving the mapped dims in front runs plain ops on the physical tensors
@@ -208,7 +220,7 @@ def _vmap_once(func, out_dims, randomness, args, kwargs, flat, dims, size):
             _State.vmap = depth
     finally:
         pop_level()
-        _generator.vmap_random_hook = prev_hook
+        _generator.vmap_random_hook, _generator.vmap_random_levels = prev_hook, prev_levels
     return _unflatten(outs, iter(res))
 
 

@@ -305,7 +305,7 @@ def _channel_dropout(input, p, training, inplace, batched):
         return input
     x = input._data
     shape = (x.shape[:2] if batched else x.shape[:1]) + (1,) * (x.ndim - (2 if batched else 1))
-    return _DO._apply_mask(input, _DO._keep_mask(shape, p, x.dtype), inplace)
+    return _DO._apply_mask(input, _DO._batched_option(*_DO._mask(input, shape, p)), inplace)  # (per sample in vmap)
 
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
