@@ -1,10 +1,10 @@
 """One worker of ``numtorch.distributed.run``: set torchrun's environment from MPI's, then run the script.
 
-``mpiexec`` starts ``python -m numtorch.distributed._worker [--alias] [--module] SCRIPT ARGS...`` on
-every rank. Open MPI tells each process its rank (``OMPI_COMM_WORLD_RANK``, ``..._LOCAL_RANK``, ...);
+``mpiexec`` starts ``python -m numtorch.distributed._worker [--module] SCRIPT ARGS...`` on every
+rank (under ``python -m numtorch.alias -m ...`` when the launcher ran under the alias). Open MPI tells each process its rank (``OMPI_COMM_WORLD_RANK``, ``..._LOCAL_RANK``, ...);
 this module turns them into ``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``, ``LOCAL_WORLD_SIZE``,
 ``GROUP_RANK`` (the node), ``ROLE_RANK``, ``ROLE_WORLD_SIZE`` before the script reads them, runs the
-script as ``__main__`` (with ``torch`` -> numtorch under ``--alias``) and leaves a status line for
+script as ``__main__`` and leaves a status line for
 the launcher: ``ok``, ``error: ...`` (this rank failed first) or ``peer-failure: ...``.
 """
 from __future__ import annotations
@@ -28,15 +28,11 @@ def _env() -> None:
 
 def main(argv=None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
-    alias = module = False
-    while argv and argv[0] in ("--alias", "--module"):
-        alias, module = alias or argv[0] == "--alias", module or argv[0] == "--module"
+    module = bool(argv) and argv[0] == "--module"
+    if module:
         argv.pop(0)
     _env()
     rank = int(os.environ["RANK"])
-    if alias:
-        from .. import alias as _alias  # the launcher itself ran under numtorch.alias
-        _alias.install()
     from . import _mpi  # status files for the launcher
     sys.argv = argv
     try:

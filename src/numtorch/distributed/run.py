@@ -86,8 +86,8 @@ def _mpiexec(args) -> str:
 
 
 def _aliased() -> bool:
-    torch = sys.modules.get("torch")
-    return torch is not None and getattr(torch, "__name__", "") == "numtorch"
+    """True when numtorch.alias's import finder is installed (the launcher runs under the alias)."""
+    return any(type(f).__name__ == "_TorchAliasFinder" for f in sys.meta_path)  # (its module may be __main__)
 
 
 def command(args, status_dir: str):
@@ -113,9 +113,11 @@ def command(args, status_dir: str):
                      "PYTHONPATH"):
             if name in env:
                 cmd += ["-x", name]
-    worker = [] if args.no_python else [sys.executable, "-m", "numtorch.distributed._worker"]
+    worker = []
     if not args.no_python:
-        worker += (["--alias"] if _aliased() else []) + (["--module"] if args.module else [])
+        alias = ["-m", "numtorch.alias"] if _aliased() else []  # the workers import torch as numtorch too
+        worker = [sys.executable] + alias + ["-m", "numtorch.distributed._worker"]
+        worker += ["--module"] if args.module else []
     return cmd + worker + [args.training_script] + list(args.training_script_args), env
 
 
