@@ -220,7 +220,9 @@ def die(code: int, grace: float) -> None:
 
 def install_excepthook(rank: int, timeout: float) -> None:
     """On an uncaught exception: print it as usual, record it for the launcher, send a failure notice
-    to the other ranks, and exit (see :func:`die`)."""
+    to the other ranks, and exit (see :func:`die`) once the interpreter starts shutting down -- not in
+    the hook itself, so that hooks wrapping this one (torch.distributed's adds a rank prefix) can print."""
+    import atexit  # runs die() before MPI's own finalization
     previous = sys.excepthook
 
     def hook(kind, value, tb):
@@ -233,5 +235,5 @@ def install_excepthook(rank: int, timeout: float) -> None:
         try:
             notify_failure(message)
         finally:
-            die(1, min(2.0, timeout))
+            atexit.register(die, 1, min(2.0, timeout))
     sys.excepthook = hook
