@@ -218,22 +218,30 @@ def die(code: int, grace: float) -> None:
     os._exit(code)
 
 
-def install_excepthook(rank: int, timeout: float) -> None:
+_hooked_rank = None
+
+
+def install_excepthook(rank: int) -> None:
     """On an uncaught exception: print it as usual, record it for the launcher, send a failure notice
     to the other ranks, and exit (see :func:`die`) once the interpreter starts shutting down -- not in
     the hook itself, so that hooks wrapping this one (torch.distributed's adds a rank prefix) can print."""
     import atexit  # runs die() before MPI's own finalization
+    global _hooked_rank
+    if _hooked_rank is not None:  # once per process (init_process_group may run again after destroy)
+        _hooked_rank = rank
+        return
+    _hooked_rank = rank
     previous = sys.excepthook
 
     def hook(kind, value, tb):
         previous(kind, value, tb)
         if _world is None:  # the process group was destroyed: an ordinary exit
             return
-        peer = _failure is not None
+        peer, rank = _failure is not None, _hooked_rank
         message = f"rank {rank} failed with {kind.__name__}: {value}"
         write_status(rank, ("peer-failure: " if peer else "error: ") + message)
         try:
             notify_failure(message)
         finally:
-            atexit.register(die, 1, min(2.0, timeout))
+            atexit.register(die, 1, min(2.0, _world.timeout))
     sys.excepthook = hook

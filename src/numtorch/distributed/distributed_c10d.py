@@ -238,7 +238,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     pg = ProcessGroup(comm, range(n), name, seconds, group_name or "0")
     _state.default, _state.groups, _state.backend = pg, [pg], name
     _mpi.set_world(pg._ch)
-    _mpi.install_excepthook(pg.rank(), seconds)
+    _mpi.install_excepthook(pg.rank())
     # the first collective: every rank has joined (or the timeout reports who has not)
     _mpi.check_headers(pg._ch, "init_process_group", None)
 
