@@ -63,6 +63,7 @@ JOBS = {
     "launch_hang": _launch(2) + [os.path.join(PROGRAMS, "failures.py"), "hang"],
     "mpiexec_kill": MPIEXEC + ["-n", "2", sys.executable, os.path.join(PROGRAMS, "failures.py"), "kill"],
     "mpiexec_shape": MPIEXEC + ["-n", "3", sys.executable, os.path.join(PROGRAMS, "failures.py"), "shape"],
+    "mpiexec_ashape": MPIEXEC + ["-n", "2", sys.executable, os.path.join(PROGRAMS, "failures.py"), "ashape"],
     "mpiexec_order": MPIEXEC + ["-n", "2", sys.executable, os.path.join(PROGRAMS, "failures.py"), "order"],
     "alias_ok": [sys.executable, "-m", "numtorch.alias", "-m", "torch.distributed.run", "--nproc-per-node", "3",
                  os.path.join(PROGRAMS, "failures.py"), "ok", "x y", "--torch"],
@@ -178,6 +179,12 @@ def test_mismatched_shapes_raise_on_every_rank(jobs):
            "collective #3 but rank 0 called all_reduce(dtype=float32, shape=[2], op=SUM)" in out
     assert "Collective mismatch: rank 0 called all_reduce(dtype=float32, shape=[2], op=SUM)" in out
     assert "DONE" not in out
+
+
+def test_mismatched_async_collective_raises_at_wait(jobs):
+    out, _ = _finished(jobs["mpiexec_ashape"], ok=False)
+    assert "Collective mismatch: rank 1 called all_reduce(dtype=float32, shape=[3], op=SUM)" in out
+    assert "work.wait()" in out and "DONE" not in out
 
 
 def test_mismatched_order_raises(jobs):

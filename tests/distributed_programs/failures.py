@@ -2,7 +2,7 @@
 numtorch.distributed.run). Every rank prints its torchrun environment as one JSON line first.
 
 MODE: ``ok``; ``raise`` (rank 1 raises ValueError); ``shape`` (the last rank all-reduces a tensor of
-another shape); ``order`` (rank 1 broadcasts while the others all-reduce); ``hang`` (rank 1 sleeps;
+another shape; ``ashape``: the same with async_op=True); ``order`` (rank 1 broadcasts while the others all-reduce); ``hang`` (rank 1 sleeps;
 timeout 3 s); ``kill`` (rank 1 kills itself with SIGKILL); ``exit`` (rank 1 calls sys.exit(3)).
 With ``--torch`` it imports ``torch`` (to run under numtorch.alias) instead of ``numtorch``."""
 import datetime
@@ -36,10 +36,13 @@ if rank == 1 and mode == "hang":
     time.sleep(60)
 if rank == 1 and mode == "kill":
     os.kill(os.getpid(), signal.SIGKILL)
-if rank == n - 1 and mode == "shape":
+if rank == n - 1 and mode in ("shape", "ashape"):
     t = torch.ones(3)
 if rank == 1 and mode == "order":
     dist.broadcast(t, src=0)
+elif mode == "ashape":
+    work = dist.all_reduce(t, async_op=True)  # the transfer starts; the check comes at wait()
+    work.wait()
 else:
     dist.all_reduce(t)
 print(f"DONE rank {rank} {t.tolist()} {torch.__name__}", flush=True)

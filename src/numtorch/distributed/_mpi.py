@@ -20,6 +20,7 @@ mpi4py is imported lazily (``import numtorch`` must not start MPI); ``mpi()`` re
 """
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import sys
@@ -138,33 +139,55 @@ def wait_all(requests, what: str, timeout: float, pending_ranks=None) -> None:
             time.sleep(pause)
 
 
-def check_headers(ch: Channel, name: str, arr, root=-1, op="", same_shape=True, group_ranks=None) -> None:
-    """Exchange this rank's header of the collective ``name`` with every other rank of the channel's
-    group and raise RuntimeError when they called something else (or on other shapes/dtypes when
-    ``same_shape``). ``group_ranks`` maps group ranks to global ranks for the messages."""
-    ch.seq += 1
-    if ch.size == 1:
-        return
-    shape = tuple(arr.shape) if arr is not None else ()
-    dtype = arr.dtype.name if arr is not None else ""
-    mine = (ch.seq, name, dtype, shape if same_shape else None, root, op)
-    payload = pickle.dumps(mine)
-    others = [r for r in range(ch.size) if r != ch.rank]
-    MPI = mpi()
-    sends = [ch.ctrl.Isend([payload, MPI.BYTE], dest=r, tag=_TAG_HEADER) for r in others]
-    bufs = {r: bytearray(len(payload) + 4096) for r in others}
-    recvs = [ch.ctrl.Irecv([bufs[r], MPI.BYTE], source=r, tag=_TAG_HEADER) for r in others]
-    glob = (lambda r: group_ranks[r]) if group_ranks else (lambda r: r)
+class HeaderCheck:
+    """The header exchange of one collective, posted: ``requests`` to wait for, then ``verify()``."""
 
-    def pending(_):
-        return [glob(r) for r, q in zip(others, recvs) if not q.Test()]
-    wait_all(sends + recvs, f"{name} (collective #{ch.seq} of this group)", ch.timeout, pending)
-    for r in others:
-        theirs = pickle.loads(bytes(bufs[r]))  # our own bytes, made by pickle.dumps above on a peer
-        if theirs != mine:
-            raise RuntimeError(f"Collective mismatch: rank {glob(ch.rank)} called {_describe(mine)} but rank "
-                               f"{glob(r)} called {_describe(theirs)}; every rank of a group must call the same "
-                               "collectives in the same order on tensors of the same shape and dtype")
+    def __init__(self, ch: Channel, name: str, arr, root, op, same_shape, group_ranks):
+        ch.seq += 1
+        shape = list(arr.shape) if arr is not None and same_shape else None
+        self.mine = [ch.seq, name, arr.dtype.name if arr is not None else "", shape, root, op]
+        payload = json.dumps(self.mine).encode()
+        self.others = [r for r in range(ch.size) if r != ch.rank]
+        self.glob = (lambda r: group_ranks[r]) if group_ranks else (lambda r: r)
+        self.me, self.what, self.timeout = self.glob(ch.rank), f"{name} (collective #{ch.seq} of this group)", \
+            ch.timeout
+        MPI = mpi()
+        self.bufs = {r: bytearray(len(payload) + 4096) for r in self.others}
+        self.recvs = [ch.ctrl.Irecv([self.bufs[r], MPI.BYTE], source=r, tag=_TAG_HEADER) for r in self.others]
+        self.requests = [ch.ctrl.Isend([payload, MPI.BYTE], dest=r, tag=_TAG_HEADER) for r in self.others]
+        self.requests += self.recvs
+
+    def pending(self, _=None):
+        """The global ranks whose header has not arrived."""
+        return [self.glob(r) for r, q in zip(self.others, self.recvs) if not q.Test()]
+
+    def wait(self):
+        wait_all(self.requests, self.what, self.timeout, self.pending)
+        self.verify()
+
+    def verify(self):
+        for r in self.others:
+            theirs = json.loads(bytes(self.bufs[r]).rstrip(b"\0"))
+            if theirs != self.mine:
+                raise RuntimeError(f"Collective mismatch: rank {self.me} called {_describe(self.mine)} but rank "
+                                   f"{self.glob(r)} called {_describe(theirs)}; every rank of a group must call the "
+                                   "same collectives in the same order on tensors of the same shape and dtype")
+
+
+def check_headers(ch: Channel, name: str, arr, root=-1, op="", same_shape=True, group_ranks=None, defer=False):
+    """Exchange this rank's header of the collective ``name`` (dtype and, when ``same_shape``, shape of
+    ``arr``; ``root``; reduce ``op``) with every other rank of the channel's group; raise RuntimeError
+    when one of them called something else. ``group_ranks`` maps group ranks to global ranks for the
+    messages. ``defer=True`` (async collectives) returns the posted :class:`HeaderCheck` for the Work
+    to finish, so that the transfer can start at once; otherwise it waits and returns None."""
+    if ch.size == 1:
+        ch.seq += 1
+        return None
+    check = HeaderCheck(ch, name, arr, root, op, same_shape, group_ranks)
+    if defer:
+        return check
+    check.wait()
+    return None
 
 
 def _describe(h) -> str:

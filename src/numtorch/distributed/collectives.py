@@ -92,8 +92,8 @@ def _root(pg, rank, group_rank, kind, name):
     return int(group_rank)
 
 
-def _run(pg, reqs, name, finish, async_op, outputs=()):
-    work = Work(reqs, name, pg._ch.timeout, finish, outputs)
+def _run(pg, hdr, reqs, name, finish, async_op, outputs=()):
+    work = Work(reqs, name, pg._ch.timeout, finish, outputs, header=hdr)
     if async_op:
         return work
     work.wait()
@@ -144,13 +144,13 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     if pg is None:
         return None
     a = buffer(tensor)
-    _mpi.check_headers(pg._ch, "all_reduce", a, op=op.name, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, "all_reduce", a, op=op.name, group_ranks=pg._ranks, defer=async_op)
     comm, mop = pg._ch.comm, _mpi_op(op, a.dtype)
     if mop is None:
         req, stack = _gathered_reduce(comm, a, op, pg)
-        return _run(pg, [req], "all_reduce", lambda: store(tensor, _reduce_stack(stack, op)), async_op, [tensor])
+        return _run(pg, hdr, [req], "all_reduce", lambda: store(tensor, _reduce_stack(stack, op)), async_op, [tensor])
     req = comm.Iallreduce(_mpi.mpi().IN_PLACE, [a, _mpi.mpi_dtype(a.dtype)], mop)
-    return _run(pg, [req], "all_reduce", lambda: store(tensor, _avg(a, op, pg.size())), async_op, [tensor])
+    return _run(pg, hdr, [req], "all_reduce", lambda: store(tensor, _avg(a, op, pg.size())), async_op, [tensor])
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -163,18 +163,18 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         return None
     root = _root(pg, dst, group_dst, "dst", "reduce")
     a = buffer(tensor)
-    _mpi.check_headers(pg._ch, "reduce", a, root=root, op=op.name, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, "reduce", a, root=root, op=op.name, group_ranks=pg._ranks, defer=async_op)
     comm, mop, mine = pg._ch.comm, _mpi_op(op, a.dtype), pg.rank() == root
     if mop is None:
         req, stack = _gathered_reduce(comm, a, op, pg)
-        return _run(pg, [req], "reduce", (lambda: store(tensor, _reduce_stack(stack, op))) if mine else None,
+        return _run(pg, hdr, [req], "reduce", (lambda: store(tensor, _reduce_stack(stack, op))) if mine else None,
                     async_op, [tensor])
     MPI, mt = _mpi.mpi(), _mpi.mpi_dtype(a.dtype)
     if mine:
         req = comm.Ireduce(MPI.IN_PLACE, [a, mt], mop, root=root)
-        return _run(pg, [req], "reduce", lambda: store(tensor, _avg(a, op, pg.size())), async_op, [tensor])
+        return _run(pg, hdr, [req], "reduce", lambda: store(tensor, _avg(a, op, pg.size())), async_op, [tensor])
     req = comm.Ireduce([a, mt], None, mop, root=root)
-    return _run(pg, [req], "reduce", None, async_op, [tensor])
+    return _run(pg, hdr, [req], "reduce", None, async_op, [tensor])
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -185,10 +185,10 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
         return None
     root = _root(pg, src, group_src, "src", "broadcast")
     a = buffer(tensor)
-    _mpi.check_headers(pg._ch, "broadcast", a, root=root, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, "broadcast", a, root=root, group_ranks=pg._ranks, defer=async_op)
     req = pg._ch.comm.Ibcast(_bytes(a), root=root)
     finish = None if pg.rank() == root else (lambda: store(tensor, a))
-    return _run(pg, [req], "broadcast", finish, async_op, [tensor])
+    return _run(pg, hdr, [req], "broadcast", finish, async_op, [tensor])
 
 
 def _check_same(ts, ref, name, what="tensor size"):
@@ -220,10 +220,10 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
                            f"{pg.size()}, got {len(tensor_list)})")
     _check_same(tensor_list, tensor, "ProcessGroupMPI::allgather")
     a = np.ascontiguousarray(tensor._data)
-    _mpi.check_headers(pg._ch, "all_gather", a, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, "all_gather", a, group_ranks=pg._ranks, defer=async_op)
     stack = np.empty((pg.size(),) + a.shape, a.dtype)
     req = pg._ch.comm.Iallgather(_bytes(a), _bytes(stack))
-    return _run(pg, [req], "all_gather", lambda: _store_rows(tensor_list, stack), async_op, tensor_list)
+    return _run(pg, hdr, [req], "all_gather", lambda: _store_rows(tensor_list, stack), async_op, tensor_list)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -240,9 +240,9 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     if output_tensor.dtype != input_tensor.dtype:
         raise RuntimeError("output tensor must have the same type as input tensor")
     a, out = np.ascontiguousarray(input_tensor._data), buffer(output_tensor)
-    _mpi.check_headers(pg._ch, "all_gather_into_tensor", a, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, "all_gather_into_tensor", a, group_ranks=pg._ranks, defer=async_op)
     req = pg._ch.comm.Iallgather(_bytes(a), _bytes(out))
-    return _run(pg, [req], "all_gather_into_tensor", lambda: store(output_tensor, out), async_op, [output_tensor])
+    return _run(pg, hdr, [req], "all_gather_into_tensor", lambda: store(output_tensor, out), async_op, [output_tensor])
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
@@ -265,11 +265,11 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
     a = np.ascontiguousarray(tensor._data)
-    _mpi.check_headers(pg._ch, "gather", a, root=root, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, "gather", a, root=root, group_ranks=pg._ranks, defer=async_op)
     stack = np.empty((pg.size(),) + a.shape, a.dtype) if mine else None
     req = pg._ch.comm.Igather(_bytes(a), _bytes(stack) if mine else None, root=root)
     finish = (lambda: _store_rows(gather_list, stack)) if mine else None
-    return _run(pg, [req], "gather", finish, async_op, list(gather_list or []))
+    return _run(pg, hdr, [req], "gather", finish, async_op, list(gather_list or []))
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -291,23 +291,23 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     elif scatter_list:
         raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
     out = buffer(tensor)
-    _mpi.check_headers(pg._ch, "scatter", out, root=root, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, "scatter", out, root=root, group_ranks=pg._ranks, defer=async_op)
     send = np.stack([np.ascontiguousarray(t._data) for t in scatter_list]) if mine else None
     req = pg._ch.comm.Iscatter(_bytes(send) if mine else None, _bytes(out), root=root)
-    return _run(pg, [req], "scatter", lambda: store(tensor, out), async_op, [tensor])
+    return _run(pg, hdr, [req], "scatter", lambda: store(tensor, out), async_op, [tensor])
 
 
 def _reduce_scatter_arrays(pg, name, stack, out, op, output_tensor, async_op):
     """Reduce ``stack`` (``(size, *chunk)``) across ranks; this rank's chunk into ``out``."""
-    _mpi.check_headers(pg._ch, name, stack, op=op.name, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, name, stack, op=op.name, group_ranks=pg._ranks, defer=async_op)
     comm, mop = pg._ch.comm, _mpi_op(op, stack.dtype)
     if mop is None:  # gather everyone's chunk for this rank, then reduce with NumPy
         mine = np.empty((pg.size(),) + out.shape, out.dtype)
         req = comm.Ialltoall(_bytes(stack), _bytes(mine))
-        return _run(pg, [req], name, lambda: store(output_tensor, _reduce_stack(mine, op)), async_op,
+        return _run(pg, hdr, [req], name, lambda: store(output_tensor, _reduce_stack(mine, op)), async_op,
                     [output_tensor])
     req = comm.Ireduce_scatter_block([stack, _mpi.mpi_dtype(stack.dtype)], [out, _mpi.mpi_dtype(out.dtype)], mop)
-    return _run(pg, [req], name, lambda: store(output_tensor, _avg(out, op, pg.size())), async_op, [output_tensor])
+    return _run(pg, hdr, [req], name, lambda: store(output_tensor, _avg(out, op, pg.size())), async_op, [output_tensor])
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -366,7 +366,8 @@ def _alltoallv(pg, name, ins, outs, out_tensors, async_op, whole=None):
     dtypes = {a.dtype for a in ins + outs}
     if len(dtypes) > 1:
         raise RuntimeError(f"{name}: tensors must all have the same dtype, got {sorted(d.name for d in dtypes)}")
-    _mpi.check_headers(pg._ch, name, ins[0] if ins else None, same_shape=False, group_ranks=pg._ranks)
+    # checked before the transfer even when async: the byte counts are exchanged by a blocking call
+    hdr = _mpi.check_headers(pg._ch, name, ins[0] if ins else None, same_shape=False, group_ranks=pg._ranks)
     scounts = [a.nbytes for a in ins]
     rcounts = [a.nbytes for a in outs]
     sbuf = np.concatenate([a.reshape(-1).view(np.uint8) for a in ins]) if ins else np.empty(0, np.uint8)
@@ -387,7 +388,7 @@ def _alltoallv(pg, name, ins, outs, out_tensors, async_op, whole=None):
                 store(t, o)
         if whole is not None:
             store(whole[0], whole[1])
-    return _run(pg, [req], name, finish, async_op, out_tensors if whole is None else [whole[0]])
+    return _run(pg, hdr, [req], name, finish, async_op, out_tensors if whole is None else [whole[0]])
 
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False):
@@ -426,8 +427,8 @@ def barrier(group=None, async_op=False, device_ids=None):
     pg = _group(group, "barrier")
     if pg is None:
         return None
-    _mpi.check_headers(pg._ch, "barrier", None, group_ranks=pg._ranks)
-    return _run(pg, [pg._ch.comm.Ibarrier()], "barrier", None, async_op)
+    hdr = _mpi.check_headers(pg._ch, "barrier", None, group_ranks=pg._ranks, defer=async_op)
+    return _run(pg, hdr, [pg._ch.comm.Ibarrier()], "barrier", None, async_op)
 
 
 def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
