@@ -277,6 +277,8 @@ raises_same("all_gather list length", lambda: ndist.all_gather([nt.zeros(1)] * (
             lambda: tdist.all_gather([tt.zeros(1)] * (n + 1), tt.zeros(1)))
 raises_same("all_gather shape", lambda: ndist.all_gather([nt.zeros(2)] * n, nt.zeros(1)),
             lambda: tdist.all_gather([tt.zeros(2)] * n, tt.zeros(1)))
+raises_same("all_gather_into_tensor size", lambda: ndist.all_gather_into_tensor(nt.zeros(n + 1), nt.zeros(1)),
+            lambda: tdist.all_gather_into_tensor(tt.zeros(n + 1), tt.zeros(1)))
 raises_same("scatter list missing on src", lambda: ndist.scatter(nt.zeros(1), None, src=r),
             lambda: tdist.scatter(tt.zeros(1), None, src=r))
 raises_same("scatter list length", lambda: ndist.scatter(nt.zeros(1), [nt.zeros(1)] * (n + 1), src=r),

@@ -2,8 +2,9 @@
 numtorch.distributed.run). Every rank prints its torchrun environment as one JSON line first.
 
 MODE: ``ok``; ``raise`` (rank 1 raises ValueError); ``shape`` (the last rank all-reduces a tensor of
-another shape; ``ashape``: the same with async_op=True); ``order`` (rank 1 broadcasts while the others all-reduce); ``hang`` (rank 1 sleeps;
-timeout 3 s); ``kill`` (rank 1 kills itself with SIGKILL); ``exit`` (rank 1 calls sys.exit(3)).
+another shape; ``ashape``: the same with async_op=True); ``order`` (rank 1 broadcasts while the
+others all-reduce); ``hang`` (rank 1 sleeps; timeout 3 s); ``kill`` (rank 1 kills itself with
+SIGKILL); ``exit`` (rank 1 calls sys.exit(3)).
 With ``--torch`` it imports ``torch`` (to run under numtorch.alias) instead of ``numtorch``."""
 import datetime
 import json

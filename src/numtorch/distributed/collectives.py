@@ -92,6 +92,13 @@ def _root(pg, rank, group_rank, kind, name):
     return int(group_rank)
 
 
+def _rooted(tensor, group, rank, group_rank, kind, name):
+    """(process group, root's group rank) of a rooted collective; (None, None) off the group."""
+    check_tensor(tensor)
+    pg = _group(group, name)
+    return (None, None) if pg is None else (pg, _root(pg, rank, group_rank, kind, name))
+
+
 def _run(pg, hdr, reqs, name, finish, async_op, outputs=()):
     work = Work(reqs, name, pg._ch.timeout, finish, outputs, header=hdr)
     if async_op:
@@ -156,12 +163,10 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
     """Reduce ``tensor`` across the group into rank ``dst``'s tensor (the others' are left as they
     were, which PyTorch does not promise either)."""
-    check_tensor(tensor)
     op = _op(op)
-    pg = _group(group, "reduce")
+    pg, root = _rooted(tensor, group, dst, group_dst, "dst", "reduce")
     if pg is None:
         return None
-    root = _root(pg, dst, group_dst, "dst", "reduce")
     a = buffer(tensor)
     hdr = _mpi.check_headers(pg._ch, "reduce", a, root=root, op=op.name, group_ranks=pg._ranks, defer=async_op)
     comm, mop, mine = pg._ch.comm, _mpi_op(op, a.dtype), pg.rank() == root
@@ -179,11 +184,9 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     """Copy rank ``src``'s ``tensor`` into every other rank's ``tensor``."""
-    check_tensor(tensor)
-    pg = _group(group, "broadcast")
+    pg, root = _rooted(tensor, group, src, group_src, "src", "broadcast")
     if pg is None:
         return None
-    root = _root(pg, src, group_src, "src", "broadcast")
     a = buffer(tensor)
     hdr = _mpi.check_headers(pg._ch, "broadcast", a, root=root, group_ranks=pg._ranks, defer=async_op)
     req = pg._ch.comm.Ibcast(_bytes(a), root=root)
@@ -226,6 +229,16 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     return _run(pg, hdr, [req], "all_gather", lambda: _store_rows(tensor_list, stack), async_op, tensor_list)
 
 
+def _check_whole(pg, whole, piece, whole_name, piece_name):
+    """RuntimeError (as PyTorch's gloo) unless ``whole`` has group size x ``piece``'s elements and its dtype."""
+    if whole.numel() != piece.numel() * pg.size():
+        raise RuntimeError(f"{whole_name} tensor size must be equal to world_size times {piece_name} tensor size: "
+                           f"{whole_name.lower()} {tuple(whole.shape)}, {piece_name} {tuple(piece.shape)}, "
+                           f"world_size {pg.size()}")
+    if whole.dtype != piece.dtype:
+        raise RuntimeError(f"{whole_name.lower()} tensor must have the same type as {piece_name} tensor")
+
+
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
     """Every rank's ``input_tensor`` concatenated along dim 0 (or stacked) into ``output_tensor``,
     whose size must be group size x the input's."""
@@ -234,36 +247,38 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     pg = _group(group, "all_gather_into_tensor")
     if pg is None:
         return None
-    if output_tensor.numel() != input_tensor.numel() * pg.size():
-        raise ValueError(f"Output tensor size must be equal to world_size times input tensor size: output "
-                         f"{tuple(output_tensor.shape)}, input {tuple(input_tensor.shape)}, world_size {pg.size()}")
-    if output_tensor.dtype != input_tensor.dtype:
-        raise RuntimeError("output tensor must have the same type as input tensor")
+    _check_whole(pg, output_tensor, input_tensor, "Output", "input")
     a, out = np.ascontiguousarray(input_tensor._data), buffer(output_tensor)
     hdr = _mpi.check_headers(pg._ch, "all_gather_into_tensor", a, group_ranks=pg._ranks, defer=async_op)
     req = pg._ch.comm.Iallgather(_bytes(a), _bytes(out))
     return _run(pg, hdr, [req], "all_gather_into_tensor", lambda: store(output_tensor, out), async_op, [output_tensor])
 
 
+def _check_root_list(pg, mine, tensors, tensor, op, role, kind):
+    """PyTorch's checks of ``gather_list``/``scatter_list``: given (one per rank, like ``tensor``) on
+    the root only."""
+    name = f"{op}_list"
+    if not mine:
+        if tensors:
+            raise ValueError(f"Argument ``{name}`` must NOT be specified on non-{role} ranks.")
+        return
+    if tensors is None:
+        raise ValueError(f"Argument ``{name}`` must be specified on {role} rank.")
+    check_tensor_list(tensors, name)
+    if len(tensors) != pg.size():
+        raise RuntimeError(f"ProcessGroupMPI::{op}: Incorrect {kind} list size {len(tensors)}. {kind.capitalize()} "
+                           f"list size should be {pg.size()}, same as size of the process group.")
+    _check_same(tensors, tensor, f"ProcessGroupMPI::{op}")
+
+
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """Every rank's ``tensor`` into ``gather_list`` on rank ``dst`` (which must give one; the others
     must not)."""
-    check_tensor(tensor)
-    pg = _group(group, "gather")
+    pg, root = _rooted(tensor, group, dst, group_dst, "dst", "gather")
     if pg is None:
         return None
-    root = _root(pg, dst, group_dst, "dst", "gather")
     mine = pg.rank() == root
-    if mine:
-        if gather_list is None:
-            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-        check_tensor_list(gather_list, "gather_list")
-        if len(gather_list) != pg.size():
-            raise RuntimeError(f"ProcessGroupMPI::gather: Incorrect output list size {len(gather_list)}. Output "
-                               f"list size should be {pg.size()}, same as size of the process group.")
-        _check_same(gather_list, tensor, "ProcessGroupMPI::gather")
-    elif gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    _check_root_list(pg, mine, gather_list, tensor, "gather", "destination", "output")
     a = np.ascontiguousarray(tensor._data)
     hdr = _mpi.check_headers(pg._ch, "gather", a, root=root, group_ranks=pg._ranks, defer=async_op)
     stack = np.empty((pg.size(),) + a.shape, a.dtype) if mine else None
@@ -274,22 +289,11 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
     """Rank ``src``'s ``scatter_list[i]`` into rank i's ``tensor``."""
-    check_tensor(tensor)
-    pg = _group(group, "scatter")
+    pg, root = _rooted(tensor, group, src, group_src, "src", "scatter")
     if pg is None:
         return None
-    root = _root(pg, src, group_src, "src", "scatter")
     mine = pg.rank() == root
-    if mine:
-        if scatter_list is None:
-            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-        check_tensor_list(scatter_list, "scatter_list")
-        if len(scatter_list) != pg.size():
-            raise RuntimeError(f"ProcessGroupMPI::scatter: Incorrect input list size {len(scatter_list)}. Input "
-                               f"list size should be {pg.size()}, same as size of the process group.")
-        _check_same(scatter_list, tensor, "ProcessGroupMPI::scatter")
-    elif scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    _check_root_list(pg, mine, scatter_list, tensor, "scatter", "source", "input")
     out = buffer(tensor)
     hdr = _mpi.check_headers(pg._ch, "scatter", out, root=root, group_ranks=pg._ranks, defer=async_op)
     send = np.stack([np.ascontiguousarray(t._data) for t in scatter_list]) if mine else None
@@ -334,11 +338,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     pg = _group(group, "reduce_scatter_tensor")
     if pg is None:
         return None
-    if input.numel() != output.numel() * pg.size():
-        raise ValueError(f"Input tensor size must be equal to world_size times output tensor size: input "
-                         f"{tuple(input.shape)}, output {tuple(output.shape)}, world_size {pg.size()}")
-    if output.dtype != input.dtype:
-        raise RuntimeError("input tensor must have the same type as output tensor")
+    _check_whole(pg, input, output, "Input", "output")
     stack = np.ascontiguousarray(input._data).reshape((pg.size(),) + tuple(output.shape))
     return _reduce_scatter_arrays(pg, "reduce_scatter_tensor", stack, buffer(output), op, output, async_op)
 

@@ -51,14 +51,21 @@ def _peer(pg, rank, group_rank, kind):
     return peer
 
 
-def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
-    """Start sending ``tensor`` to rank ``dst``; returns a Work (``wait()`` before changing the tensor)."""
+def _start(tensor, group, rank, group_rank, kind, name):
+    """(process group, peer's group rank) of a transfer, or (None, None) when this rank is not in it."""
     check_tensor(tensor)
     pg = resolve(group)
     if pg is None:
-        warn_not_in_group("isend")
+        warn_not_in_group(name)
+        return None, None
+    return pg, _peer(pg, rank, group_rank, kind)
+
+
+def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
+    """Start sending ``tensor`` to rank ``dst``; returns a Work (``wait()`` before changing the tensor)."""
+    pg, peer = _start(tensor, group, dst, group_dst, "dst", "isend")
+    if pg is None:
         return None
-    peer = _peer(pg, dst, group_dst, "dst")
     if peer is None:
         raise ValueError("dst or group_dst must be given")
     a = np.ascontiguousarray(tensor._data).copy()  # the message owns its bytes, as PyTorch's send does
@@ -76,12 +83,9 @@ def send(tensor, dst=None, group=None, tag=0, group_dst=None) -> None:
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     """Start receiving into ``tensor`` from rank ``src`` (any rank when None); returns a Work whose
     ``source_rank()`` names the sender. The message must have ``tensor``'s size in bytes."""
-    check_tensor(tensor)
-    pg = resolve(group)
+    pg, peer = _start(tensor, group, src, group_src, "src", "irecv")
     if pg is None:
-        warn_not_in_group("irecv")
         return None
-    peer = _peer(pg, src, group_src, "src")
     MPI = _mpi.mpi()
     comm, a = _p2p_comm(pg), buffer(tensor)
     want = a.nbytes
