@@ -68,7 +68,6 @@ def mpi():
     """``mpi4py.MPI``, imported (and MPI initialized) on first use, with finalization left to us."""
     global _MPI
     if _MPI is None:
-        os.environ.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")  # more ranks than cores is fine
         import mpi4py  # the MPI runtime starts only when a process group is made
         mpi4py.rc.threads = False  # collectives run on the caller's thread only
         from mpi4py import MPI  # initializes MPI (a singleton when not started by mpiexec)
@@ -91,12 +90,16 @@ def mpi_dtype(np_dtype):
 
 # -------------------------------------------------------------------------------------- failures
 class Channel:
-    """The private side of one communicator: ``ctrl`` (a duplicate of ``comm``, for headers and failure
-    notices, so they never meet user messages) and the collective sequence counter."""
+    """One process group's communicators: ``comm`` (collectives), ``ctrl`` (a duplicate, for headers
+    and failure notices, so they never meet user messages), ``p2p`` (a duplicate for send/recv, so
+    user tags never meet collectives), and the collective sequence counter."""
 
     def __init__(self, comm, timeout: float):
-        self.comm, self.ctrl, self.timeout, self.seq = comm, comm.Dup(), float(timeout), 0
+        self.comm, self.timeout, self.seq = comm, float(timeout), 0
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
+        # collectives, made here (and not on first use) because every rank of the group must call them
+        (self.ctrl, r1), (self.p2p, r2) = comm.Idup(), comm.Idup()
+        wait_all([r1, r2], "creating the process group's communicators", self.timeout)
 
 
 _world: Channel | None = None  # set by init_process_group; failure notices travel on its ``ctrl``

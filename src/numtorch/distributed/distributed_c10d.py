@@ -93,6 +93,7 @@ class ProcessGroup:
     def _free(self):
         comm = self._ch.comm
         self._ch.ctrl.Free()
+        self._ch.p2p.Free()
         if comm != _mpi.mpi().COMM_WORLD:
             comm.Free()
 
@@ -119,7 +120,14 @@ class GroupMember(metaclass=_WorldMeta):
     a rank outside the new group)."""
 
 
-_NON_MEMBER = object()
+class _NonGroupMember:
+    """What ``new_group`` returns to ranks outside the group (PyTorch's ``GroupMember.NON_GROUP_MEMBER``)."""
+
+    def __repr__(self):
+        return "GroupMember.NON_GROUP_MEMBER"
+
+
+_NON_MEMBER = _NonGroupMember()
 
 
 class _State:

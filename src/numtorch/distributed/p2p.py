@@ -25,10 +25,8 @@ __all__ = ["send", "recv", "isend", "irecv", "broadcast_object_list", "all_gathe
 
 
 def _p2p_comm(pg):
-    """The group's communicator for user point-to-point messages (made on first use)."""
-    if getattr(pg, "_p2p", None) is None:
-        pg._p2p = pg._ch.comm.Dup()
-    return pg._p2p
+    """The group's communicator for user point-to-point messages."""
+    return pg._ch.p2p
 
 
 def _peer(pg, rank, group_rank, kind):
