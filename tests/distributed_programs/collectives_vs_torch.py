@@ -186,6 +186,14 @@ if n > 1:
         w.wait()
     same("isend/irecv tag 7", x7, nt.tensor(data(prv, (3,), seed=7)), data(prv, (3,), seed=7))
     same("isend/irecv tag 8", x8, nt.tensor(data(prv, (3,), seed=8)), data(prv, (3,), seed=8))
+    ya, yb = nt.zeros(2), tt.zeros(2)
+    wa = ndist.batch_isend_irecv([ndist.P2POp(ndist.isend, nt.tensor(data(r, (2,), seed=9)), nxt),
+                                  ndist.P2POp(ndist.irecv, ya, prv)])
+    wb = tdist.batch_isend_irecv([tdist.P2POp(tdist.isend, tt.tensor(data(r, (2,), seed=9)), nxt),
+                                  tdist.P2POp(tdist.irecv, yb, prv)])
+    for w in wa + wb:
+        w.wait()
+    same("batch_isend_irecv", ya, yb, data(prv, (2,), seed=9))
     if r == 0:
         senders = sorted(ndist.recv(x := nt.zeros(2)) for _ in range(n - 1))
         assert senders == list(range(1, n)), senders

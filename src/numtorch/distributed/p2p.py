@@ -20,7 +20,7 @@ from ._work import Work
 from .collectives import buffer, check_tensor, store
 from .distributed_c10d import resolve, warn_not_in_group
 
-__all__ = ["send", "recv", "isend", "irecv", "broadcast_object_list", "all_gather_object", "gather_object",
+__all__ = ["send", "recv", "isend", "irecv", "P2POp", "batch_isend_irecv", "broadcast_object_list", "all_gather_object", "gather_object",
            "scatter_object_list"]
 
 
@@ -146,6 +146,27 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None) -> int:
         return -1
     work.wait()
     return work.source_rank()
+
+
+class P2POp:
+    """``torch.distributed.P2POp(op, tensor, peer=None, group=None, tag=0, group_peer=None)``: one
+    transfer for :func:`batch_isend_irecv` (``op`` is ``isend`` or ``irecv``)."""
+
+    def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        if op not in (isend, irecv):
+            raise ValueError("Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.isend`` or "
+                             "``torch.distributed.irecv``.")
+        check_tensor(tensor)
+        self.op, self.tensor, self.peer, self.group, self.tag, self.group_peer = op, tensor, peer, group, tag, \
+            group_peer
+
+
+def batch_isend_irecv(p2p_op_list) -> list:
+    """Start every transfer of ``p2p_op_list`` (P2POps); returns their Works, in order."""
+    if not isinstance(p2p_op_list, list) or not all(isinstance(p, P2POp) for p in p2p_op_list):
+        raise ValueError("Invalid ``p2p_op_list``. Each op is expected to to be of type "
+                         "``torch.distributed.P2POp``.")
+    return [p.op(p.tensor, p.peer, p.group, p.tag, p.group_peer) for p in p2p_op_list]
 
 
 # --------------------------------------------------------------------------------------- objects
