@@ -37,8 +37,8 @@ __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "group"
            "all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "gather", "scatter",
            "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "barrier",
            "monitored_barrier", "send", "recv", "isend", "irecv", "P2POp", "batch_isend_irecv",
-           "broadcast_object_list", "all_gather_object",
-           "gather_object", "scatter_object_list"]
+           "broadcast_object_list", "all_gather_object", "gather_object", "scatter_object_list"]
+
 
 def _sampler_info():
     """(world size, rank) for ``DistributedSampler`` (utils/data, a lower layer, calls it)."""

@@ -20,8 +20,8 @@ from ._work import Work
 from .collectives import buffer, check_tensor, store
 from .distributed_c10d import resolve, warn_not_in_group
 
-__all__ = ["send", "recv", "isend", "irecv", "P2POp", "batch_isend_irecv", "broadcast_object_list", "all_gather_object", "gather_object",
-           "scatter_object_list"]
+__all__ = ["send", "recv", "isend", "irecv", "P2POp", "batch_isend_irecv", "broadcast_object_list",
+           "all_gather_object", "gather_object", "scatter_object_list"]
 
 
 def _p2p_comm(pg):
