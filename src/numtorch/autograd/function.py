@@ -31,6 +31,9 @@ vmap_dispatch = None
 vmap_inplace = None  # likewise, for ``_ops/_inplace.inplace`` under vmap
 vmap_nondiff = None  # and for ``_ops/_util._nondiff`` (comparisons and other non-differentiable elementwise ops)
 vmap_wrap = None  # and ``wrap(physical, levels)``, for ``_ops/creation``'s ``*_like`` of a batched tensor
+# and the indexing/gather/scatter public functions, which read index values before any Op runs:
+# ``vmap_index(name, *args)`` runs their batching rule (func/_batching_rules_index.py) or gives NotImplemented
+vmap_index = None
 
 # forward AD's slow paths, set by forward_ad.py (same layer, imported after this module)
 fw_apply = fw_function_apply = None
