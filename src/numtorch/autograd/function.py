@@ -34,6 +34,7 @@ vmap_wrap = None  # and ``wrap(physical, levels)``, for ``_ops/creation``'s ``*_
 # and the indexing/gather/scatter public functions, which read index values before any Op runs:
 # ``vmap_index(name, *args)`` runs their batching rule (func/_batching_rules_index.py) or gives NotImplemented
 vmap_index = None
+vmap_function = None  # and a custom Function's apply on batched tensors (func/_custom_function.py)
 
 # forward AD's slow paths, set by forward_ad.py (same layer, imported after this module)
 fw_apply = fw_function_apply = None
@@ -383,24 +384,6 @@ class _FunctionMeta(type):
         cls._backward_cls = type(name + "Backward", (_FunctionNode,), {"_forward_cls": cls})
 
 
-def _check_vmap_support(cls, args):
-    """A custom Function on batched tensors (func/_batched.BatchedTensor, which has ``_levels``): PyTorch's
-    RuntimeError without ``generate_vmap_rule = True`` or a ``vmap`` staticmethod. numtorch runs the
-    forward on the batched tensors (its ops batch themselves) but records no graph through them, so a
-    gradient there (vmap of grad) raises NotImplementedError rather than coming out as zeros."""
-    batched = [a for a in args if isinstance(a, Tensor) and hasattr(a, "_levels")]
-    if not batched:
-        return
-    own_rule = any("vmap" in vars(k) for k in cls.__mro__ if k not in (Function, object))
-    if not getattr(cls, "generate_vmap_rule", False) and not own_rule:
-        raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please "
-                           "override and implement the vmap staticmethod or set generate_vmap_rule=True. For more "
-                           "details, please see https://pytorch.org/docs/main/notes/extending.func.html")
-    if _State.enabled and any(a.requires_grad for a in batched):
-        raise NotImplementedError(f"numtorch: gradients through the custom Function {cls.__name__} under vmap "
-                                  "are not supported yet")
-
-
 class Function(metaclass=_FunctionMeta):
     """Base class for custom differentiable operations (mirrors ``torch.autograd.Function``).
 
@@ -453,8 +436,8 @@ class Function(metaclass=_FunctionMeta):
     def apply(cls, *args, **kwargs):
         if _State.fw:  # forward AD: the outputs get tangents from cls.jvp (forward_ad.py)
             return fw_function_apply(cls, args, kwargs)
-        if _State.vmap:
-            _check_vmap_support(cls, args)
+        if _State.vmap and (r := vmap_function(cls, args, kwargs)) is not NotImplemented:
+            return r  # on batched tensors (func/_custom_function.py)
         return cls._apply_ctx(cls._backward_cls(), args, kwargs)
 
     @classmethod

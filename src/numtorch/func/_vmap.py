@@ -12,7 +12,7 @@ import functools
 from .. import _generator
 from .._tensor import Tensor
 from ..autograd.grad_mode import _State
-from . import _batching_rules, _batching_rules_index  # noqa: F401  (registers the batching rules)
+from . import _batching_rules, _batching_rules_index, _custom_function  # noqa: F401  (registers the rules)
 from ._batched import BatchedTensor, current_level, pop_level, push_level, wrap
 
 __all__ = ["vmap"]
