@@ -21,7 +21,7 @@ from ..autograd import function as _function
 from ..autograd.function import Op, linear_backward, save_indices
 from ..autograd.grad_mode import _State
 from ._cast import _aten, cast
-from ._inplace import inplace, inplace_fn
+from ._inplace import check_captured, inplace, inplace_fn
 from ._out import _out
 from ._util import bump, check_writable, placed, to_tensor, unbroadcast
 from .scatter import _add_rows_along, _bcast, _index_add_rows, _wrap_neg
@@ -355,6 +355,8 @@ def _put(self, key, value, acc=False, idx=()):
     index Tensors in ``idx`` version-checked (as PyTorch saves them for ``IndexPutBackward0``)."""
     value = _value_for(self, value)
     vt = isinstance(value, Tensor)
+    if _State.captured:  # inside a grad transform: a captured tensor must not be written (func/_captures.py)
+        check_captured(self, "aten::index_put_" if key.dims else "aten::copy_")
     if _State.vmap:  # vmap: a batched self's _data is a shape stand-in; inplace() writes its physical data
         if vt and value._data.dtype != self._data.dtype:
             value = cast(value, self.dtype)

@@ -171,7 +171,7 @@ def _setitem(levels, depth, self, idx, value, acc=False, name="index_put_"):
     own = self._levels if _is_b(self) else ()
     if any(lid not in own for lid in levels):
         raise RuntimeError(_inplace_error(name))
-    return _vmapped(depth, _ix.inplace, self, lambda s, v: _index_put_b(s, idx, v, acc), value)
+    return _vmapped(depth, _ix.inplace, self, _index_put_b, idx, value, acc)
 
 
 def _index_put_b(s, idx, v, acc):
