@@ -429,3 +429,10 @@ def test_captured_writes_in_vjp_jvp_and_allowed_writes():
         buf = lib.zeros(3)
         np.testing.assert_allclose(lib.func.grad(g)(lib.ones(3), buf).numpy(), 2 * np.ones(3))
         y.add_(1.0)  # outside the transform: allowed
+
+
+def test_amax_max_of_tensors_without_grad_under_vmap():
+    _compare(lambda lib: lambda a: a.amax(0), (X,))
+    _compare(lambda lib: lambda a: a.max(), (X,))
+    _compare(lambda lib: lambda a: a.amin((0, 1)) + a.min(), (X,))
+    _compare(lambda lib: lambda a: a.amax(), (np.arange(12).reshape(3, 4),))
