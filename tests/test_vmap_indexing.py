@@ -436,3 +436,16 @@ def test_amax_max_of_tensors_without_grad_under_vmap():
     _compare(lambda lib: lambda a: a.max(), (X,))
     _compare(lambda lib: lambda a: a.amin((0, 1)) + a.min(), (X,))
     _compare(lambda lib: lambda a: a.amax(), (np.arange(12).reshape(3, 4),))
+
+
+def test_embedding_out_of_range_under_vmap_raises_index_error():
+    # torch checks unbatched indices of a batched weight; numtorch checks batched indices too (torch 2.13
+    # gives no error there)
+    _raises_like_torch(lambda lib: lambda w: lib.nn.functional.embedding(lib.tensor([0, 9]), w), (X,),
+                       match="index out of range in self")
+    bad = nt.tensor([[0, 4], [1, 1], [2, 2]])
+    with pytest.raises(IndexError, match="index out of range in self"):
+        nt.func.vmap(lambda i: nt.nn.functional.embedding(i, nt.tensor(X[0])))(bad)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        nt.func.vmap(lambda w, i: nt.nn.functional.embedding(i, w))(nt.tensor(X), bad)
+    _compare(lambda lib: lambda i: lib.nn.functional.embedding(i, lib.tensor(X[0]), scale_grad_by_freq=True), (I2,))

@@ -27,12 +27,13 @@ import operator
 import numpy as np
 
 from .._tensor import Tensor, _make, _wrap_dim
+from .._ops import embedding as _emb
 from .._ops import indexing as _ix
 from .._ops import scatter as _sc
 from .._ops.pointwise import where
 from ..autograd import function as _function
 from ..autograd.grad_mode import _State
-from ._batched import RULES, BatchedTensor, align, batch_shape, levels_of, wrap
+from ._batched import BatchedTensor, align, batch_shape, levels_of, wrap
 
 __all__ = ["vmap_index"]
 
@@ -323,36 +324,32 @@ def _masked_select(levels, depth, input, mask, *, out=None):
     return wrap(_ix.IndexBackward0.apply(pin, key=key), levels)
 
 
-def _embedding_rule(cls, args, kwargs, levels):
-    """``F.embedding`` with a batched weight: row ``indices[b]`` of sample ``b``'s weight, as one gather
-    of the flattened (batch * V, D) weight at indices offset by ``b * V``."""
-    w, kw = args[0], dict(kwargs)
-    if type(w) is not BatchedTensor:
-        return _EMBEDDING(cls, args, kwargs, levels)
-    idx = kw["indices"]
-    shape = batch_shape(levels)
-    nb, n = math.prod(shape), len(levels)
-    pw = align(w, levels)
+def _embedding(levels, depth, weight, indices, padding_idx=-1, scale_grad_by_freq=False):
+    """``embedding``: a shared weight runs the plain function on the physical indices (its checks read
+    every sample's); a batched weight is flattened to (batch * V, D) and gathered at indices offset by
+    ``b * V``, one gather for all (each sample's padding row gets no gradient)."""
+    if not _is_b(weight):
+        return wrap(_emb.embedding(weight, align(indices, levels), padding_idx, scale_grad_by_freq), levels)
+    shape, n = batch_shape(levels), len(levels)
+    nb = math.prod(shape)
+    pw = align(weight, levels)
     v = pw.shape[n]
-    if type(idx) is BatchedTensor:
-        pi = align(idx, levels)._data
+    if _is_b(indices):
+        pi = align(indices, levels)._data
     else:
-        pi = np.broadcast_to(np.asarray(idx), shape + np.shape(idx))
-    pi = pi.reshape((nb, -1)).astype(np.int64) + (np.arange(nb) * v)[:, None]
-    pad = kw.get("padding_idx")
-    if pad is not None:  # no gradient to each sample's padding row: the offset rows as a mask
-        kw["padding_idx"] = None
-    kw["indices"] = pi.reshape(-1)
-    out = cls.apply(pw.reshape((nb * v,) + pw.shape[n + 1:]), **kw)
-    if pad is not None:
-        keep = _make(np.asarray(pi.reshape(-1) % v != pad, out._data.dtype)[:, None])
+        pi = indices._data if isinstance(indices, Tensor) else np.asarray(indices)
+        pi = np.broadcast_to(pi, shape + pi.shape)
+    if pi.size and (pi.min() < 0 or pi.max() >= v):
+        raise IndexError("index out of range in self")
+    flat = pi.reshape((nb, -1)).astype(np.int64) + (np.arange(nb) * v)[:, None]
+    out = _emb.EmbeddingBackward0.apply(pw.reshape((nb * v,) + pw.shape[n + 1:]), indices=flat.reshape(-1),
+                                        padding_idx=None, scale_grad_by_freq=bool(scale_grad_by_freq))
+    if padding_idx is not None and padding_idx >= 0:  # no gradient to the padding rows, same values
+        keep = _make(np.asarray(pi.reshape(-1) != padding_idx, out._data.dtype)[:, None])
         out = out * keep + out.detach() * (1 - keep)
-    lshape = idx._data.shape if type(idx) is BatchedTensor else np.shape(idx)
+    lshape = indices._data.shape if isinstance(indices, Tensor) else np.shape(indices)
     return wrap(out.reshape(shape + tuple(lshape) + pw.shape[n + 1:]), levels)
 
-
-_EMBEDDING = RULES["embedding"]
-RULES["embedding"] = _embedding_rule
 
 _RULES = {
     "getitem": _getitem,
@@ -370,6 +367,7 @@ _RULES = {
     "index_fill": _index_add_like("index_fill"),
     "masked_fill": _masked_fill,
     "masked_select": _masked_select,
+    "embedding": _embedding,
 }
 
 _function.vmap_index = vmap_index
