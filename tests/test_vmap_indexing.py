@@ -187,6 +187,8 @@ OPS = {
     "index_copy": (lambda lib: lambda s, i, a: lib.index_copy(a, 1, i, s), (S, np.array([[0, 3], [1, 2], [4, 0]]), X)),
     "index_fill": (lambda lib: lambda a, i: lib.index_fill(a, 1, i, -1.0), (X, I5)),
     "take_along_dim": (lambda lib: lambda a, i: lib.take_along_dim(a, i, 1), (X, G)),
+    "take": (lambda lib: lambda a, i: lib.take(a, i), (X, RNG.integers(-20, 20, (3, 2, 3)))),
+    "take unbatched index": (lambda lib: lambda a: lib.take(a, lib.tensor([[-1, 0], [19, 3]])), (X,)),
     "take_along_dim flat": (lambda lib: lambda a, i: lib.take_along_dim(a, i), (X, RNG.integers(0, 20, (3, 6)))),
     "masked_fill batched mask": (lambda lib: lambda a, m: a.masked_fill(m, 0.5), (X, X > 0)),
     "masked_fill unbatched mask": (lambda lib: lambda a: a.masked_fill(lib.tensor([True, False, True, False, True]),
@@ -205,7 +207,7 @@ def test_gather_scatter_values(name):
     _compare(make, args)
 
 
-GRADS = ["gather", "gather unbatched index", "index_select", "scatter src", "scatter_add", "scatter_reduce sum",
+GRADS = ["take", "gather", "gather unbatched index", "index_select", "scatter src", "scatter_add", "scatter_reduce sum",
          "index_add", "index_copy", "take_along_dim", "masked_fill batched mask", "masked_select unbatched mask",
          "embedding both batched", "embedding batched weight"]
 

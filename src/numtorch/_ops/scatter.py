@@ -448,6 +448,8 @@ class TakeBackward0(Op):
 
 def take(input: Tensor, index: Tensor) -> Tensor:
     """``input.flatten()[index]`` with ``index``'s shape (``torch.take``); IndexError when out of range."""
+    if _State.vmap and (r := _function.vmap_index("take", input, index)) is not NotImplemented:
+        return r
     return save_indices(TakeBackward0.apply(input, idx=_index_arr(index, "take")), index)
 
 

@@ -152,10 +152,10 @@ def _index_put_phys(levels, self, idx, value, acc):
     else:
         rank = pk.rank + view.ndim - len(lk.dims)  # the logical result's rank
     if isinstance(value, Tensor):
-        if value._data.dtype != self._data.dtype:
-            value = value.to(self.dtype)
         fits = value._data.ndim <= rank
         pv = align(value, levels, rank if fits else None, expand=False)
+        if pv._data.dtype != self._data.dtype:
+            pv = pv.to(self.dtype)
         p = pk.perm(pv.ndim) if pk.key is not None and fits else None
         if p is not None:  # into NumPy's physical layout: the inverse permutation
             inv = [0] * len(p)
@@ -250,6 +250,18 @@ def _take_along_dim(levels, depth, input, indices, dim=None, *, out=None):
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {nd} dimensions for input, and {indices._data.ndim} dimensions for indices")
     return wrap(_sc.take_along_dim(pin, pidx, _wrap_dim(dim, nd) + n), levels)
+
+
+def _take(levels, depth, input, index):
+    """``take``: an advanced index of each sample's flattened data."""
+    _sc._index_arr(index, "take")
+    n = input._data.size
+    vals = align(index, levels)._data if _is_b(index) else index._data
+    bad = vals[(vals >= n) | (vals < -n)] if vals.size else vals
+    if bad.size:
+        raise IndexError(f"out of range: tried to access index {bad.flat[0]} on a tensor of {n} elements.")
+    flat = wrap(align(input, levels).reshape(batch_shape(levels) + (-1,)), levels)
+    return _getitem(levels, depth, flat, index)
 
 
 def _index_select(levels, depth, input, dim, index, *, out=None):
@@ -361,6 +373,7 @@ _RULES = {
     "scatter_add": _scatter_like(_sc.scatter_add),
     "scatter_reduce": _scatter_like(_sc.scatter_reduce),
     "take_along_dim": _take_along_dim,
+    "take": _take,
     "index_select": _index_select,
     "index_add": _index_add_like("index_add"),
     "index_copy": _index_add_like("index_copy"),
