@@ -335,13 +335,7 @@ class _FunctionNode(FunctionCtx, Node):
         self._check_saved()
         if self.materialize_grads:
             grads = [g if g is not None else _make(z) for g, z in zip(grads, self._materialize([None] * len(grads)))]
-        res = self._forward_cls.backward(self, *grads)
-        if not isinstance(res, tuple):
-            res = (res,)
-        n_in = len(self._edges)
-        if len(res) < n_in or (len(res) > n_in and any(r is not None for r in res[n_in:])):
-            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
-                               f"(expected {n_in}, got {len(res)})")
+        res = _grads_tuple(self._forward_cls.backward(self, *grads), len(self._edges), self.name())
         out = []
         for r, e, shape in zip(res, self._edges, self._in_shapes):
             if r is None or e is None:
@@ -356,6 +350,16 @@ class _FunctionNode(FunctionCtx, Node):
                                    f"with {list(shape)}")
             out.append(r)
         return tuple(out)
+
+
+def _grads_tuple(res, n_in, name):
+    """A custom Function's ``backward`` result as a tuple; RuntimeError for a wrong count (extra Nones are fine)."""
+    if not isinstance(res, tuple):
+        res = (res,)
+    if len(res) < n_in or (len(res) > n_in and any(r is not None for r in res[n_in:])):
+        raise RuntimeError(f"function {name} returned an incorrect number of gradients (expected {n_in}, got "
+                           f"{len(res)})")
+    return res
 
 
 class _SavedOutput:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from ..autograd import function as _function
-from ..autograd.function import Function
+from ..autograd.function import Function, _grads_tuple
 from ..autograd.grad_mode import _State
 from . import _batched as _B
 from ._batched import BatchedTensor, align, levels_of, wrap
@@ -121,12 +121,7 @@ class _Recorded(Function):
         _State.vmap = len(_B._LEVELS.stack)
         try:
             res = call.cls.backward(call.uctx, *[None if g is None else wrap(g, levels) for g in grads])
-            if not isinstance(res, tuple):
-                res = (res,)
-            n_in = len(call.args)
-            if len(res) < n_in or (len(res) > n_in and any(r is not None for r in res[n_in:])):
-                raise RuntimeError(f"function {call.cls.__name__}Backward returned an incorrect number of "
-                                   f"gradients (expected {n_in}, got {len(res)})")
+            res = _grads_tuple(res, len(call.args), call.cls.__name__ + "Backward")
             _State.vmap = 0
             out = [None if r is None else align(r, levels, rank=a._data.ndim)
                    for a, r in zip(call.args, res) if isinstance(a, Tensor)]
