@@ -451,3 +451,16 @@ def test_embedding_out_of_range_under_vmap_raises_index_error():
     with pytest.raises(IndexError, match="index out of range in self"):
         nt.func.vmap(lambda w, i: nt.nn.functional.embedding(i, w))(nt.tensor(X), bad)
     _compare(lambda lib: lambda i: lib.nn.functional.embedding(i, lib.tensor(X[0]), scale_grad_by_freq=True), (I2,))
+
+
+def test_in_place_op_with_a_batched_argument_that_requires_grad():
+    # regression: vmap's in-place hook saw a BatchedTensor argument as not requiring grad, so
+    # ``y.add_(v)`` on a tensor without grad dropped v's gradient
+    def make(lib):
+        def f(v):
+            y = lib.zeros(5, dtype=lib.float64) * v[0].detach()
+            y.add_(v * 2)
+            y[1] = v[0] * 3
+            return (y ** 2).sum()
+        return lib.func.grad(f)
+    _compare(make, (X[:, 0],))
