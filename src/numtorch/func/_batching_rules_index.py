@@ -310,13 +310,14 @@ def _index_add_like(what):
 # ------------------------------------------------------------------------------------------------
 def _masked_fill(levels, depth, input, mask, value):
     m = _ix._mask_arr(mask, "masked_fill_")
-    value = _ix._fill_value(value, input, "masked_fill_")
     rank = max(input._data.ndim, m.ndim)
     pin = align(input, levels, rank)
     pm = align(mask, levels, rank, expand=False)._data if _is_b(mask) else m
     if _is_b(value):  # a per-sample 0-d value: broadcast against each sample's data
+        _ix._fill_value(_make(np.empty(value._data.shape, input._data.dtype)), input, "masked_fill_")  # its checks
         pv = align(value, levels, rank, expand=False)
-        return wrap(_where(pm, pv, pin), levels)
+        return wrap(_where(pm, pv if pv.dtype == pin.dtype else pv.to(pin.dtype), pin), levels)
+    value = _ix._fill_value(value, input, "masked_fill_")
     return wrap(_ix.MaskedFillBackward0.apply(pin, value, mask=pm), levels)
 
 
