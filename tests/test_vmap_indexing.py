@@ -186,6 +186,8 @@ OPS = {
     "index_add unbatched index": (lambda lib: lambda s, a: lib.index_add(a, 1, lib.tensor([4, 4]), s), (S, X)),
     "index_copy": (lambda lib: lambda s, i, a: lib.index_copy(a, 1, i, s), (S, np.array([[0, 3], [1, 2], [4, 0]]), X)),
     "index_fill": (lambda lib: lambda a, i: lib.index_fill(a, 1, i, -1.0), (X, I5)),
+    "index_fill batched int value": (lambda lib: lambda a, v: lib.index_fill(a, 1, lib.tensor([0, 2]), v),
+                                     (X, np.array([1, 2, 3]))),
     "take_along_dim": (lambda lib: lambda a, i: lib.take_along_dim(a, i, 1), (X, G)),
     "take": (lambda lib: lambda a, i: lib.take(a, i), (X, RNG.integers(-20, 20, (3, 2, 3)))),
     "take unbatched index": (lambda lib: lambda a: lib.take(a, lib.tensor([[-1, 0], [19, 3]])), (X,)),

@@ -287,7 +287,11 @@ def _index_add_like(what):
             return NotImplemented  # a 0-d input: the plain path (the loop fallback)
         n = len(levels)
         d, _ = _ix._vec_index(input, dim, index, what, check_range=False)
-        if what == "index_fill":
+        if what == "index_fill" and _is_b(source):  # a per-sample 0-d value: checked, cast physically
+            _ix._fill_value(_make(np.empty(source._data.shape, input._data.dtype)), input, "index_fill_")
+            if source._data.dtype != input._data.dtype:
+                source = wrap(source._phys.to(input.dtype), source._levels)
+        elif what == "index_fill":
             source = _ix._fill_value(source, input, "index_fill_")
         else:
             source = _ix._check_source(input, d, np.zeros(index._data.shape[:1] or (1,), np.int64), source,
