@@ -466,3 +466,23 @@ def test_in_place_op_with_a_batched_argument_that_requires_grad():
             return (y ** 2).sum()
         return lib.func.grad(f)
     _compare(make, (X[:, 0],))
+
+
+S2 = RNG.standard_normal((3, 2, 5))
+INPLACE = {
+    "index_add_": lambda lib: lambda a, j, s: (a * 1).index_add_(0, j, s),
+    "index_copy_": lambda lib: lambda a, j, s: (a * 1).index_copy_(0, j, s),
+    "index_put_": lambda lib: lambda a, j, s: (a * 1).index_put_((j,), s, accumulate=True),
+    "masked_fill_": lambda lib: lambda a, j, s: (a * 1).masked_fill_(a > 0, 0.0) + s.sum(),
+    "scatter_add_": lambda lib: lambda a, j, s: (a * 1).scatter_add_(0, j[:, None].expand(2, 5), s),
+}
+
+
+@pytest.mark.parametrize("name", list(INPLACE))
+def test_in_place_forms_per_sample_gradients(name):
+    def transform(lib, f):
+        return lib.func.grad(lambda a, j, s: (f(a, j, s) ** 2).sum(), argnums=(0, 2))
+    want = _run(torch, INPLACE[name], (X, np.array([[0, 2], [1, 1], [3, 0]]), S2), 0, transform)
+    got = _run(nt, INPLACE[name], (X, np.array([[0, 2], [1, 1], [3, 0]]), S2), 0, transform)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6, atol=1e-9)
