@@ -32,6 +32,8 @@ def inplace(self: Tensor, result_fn, *args, **kwargs) -> Tensor:
     RuntimeError for a leaf (or a view of a leaf) that requires grad, and for a result dtype that
     cannot be cast to ``self``'s (e.g. float into an int tensor).
     """
+    if _State.captured:  # inside a grad transform: a captured tensor must not be written (func/_captures.py)
+        check_captured(self, result_fn)
     if _State.vmap:  # inside vmap: func/_batched.py writes into the batched tensor's physical data
         return function.vmap_inplace(self, result_fn, args, kwargs)
     fw = _State.fw  # forward AD: the written value's tangent becomes self's (forward_ad.py)
@@ -62,6 +64,26 @@ def inplace(self: Tensor, result_fn, *args, **kwargs) -> Tensor:
         if base is not None:
             rebase_view(self, res)
     return self
+
+
+_TENSOR_OVERLOAD = {"add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow",
+                    "eq", "ne", "lt", "le", "gt", "ge", "bitwise_and", "bitwise_or", "bitwise_xor", "masked_fill",
+                    "index_fill", "fill"}
+
+
+def check_captured(self, op):
+    """RuntimeError (PyTorch's) when ``self`` shares its version counter with a tensor the function under a
+    grad transform captured (``_State.captured``); ``op`` is the out-of-place function or an aten name."""
+    if id(self._vc) not in _State.captured:
+        return
+    if not isinstance(op, str):
+        name = getattr(op, "__name__", "copy").lstrip("_")
+        name = {"copy_result": "copy", "index_put_b": "index_put"}.get(name, name)
+        op = f"aten::{name}_" + (".Tensor" if name in _TENSOR_OVERLOAD else "")
+    raise RuntimeError(f"During a grad (vjp, jvp, grad, etc) transform, the function provided attempted to call "
+                       f"in-place operation ({op}) that would mutate a captured Tensor. This is not supported; "
+                       f"please rewrite the function being transformed to explicitly accept the mutated Tensor(s) "
+                       f"as inputs.")
 
 
 def inplace_fn(fn, name: str):
@@ -159,11 +181,18 @@ def _copy_result(s, x):
     return cast(x, s.dtype)
 
 
+def _filled(s, value):
+    """The value ``fill_``/``zero_`` write, as a 0-d tensor of ``s``'s dtype (broadcast by ``inplace``)."""
+    if isinstance(value, Tensor):
+        return value if value._data.dtype == s._data.dtype else cast(value, s.dtype)
+    return _make(np.asarray(value, s._data.dtype))
+
+
 def zero_(self: Tensor) -> Tensor:
-    src = getattr(self._data, "_src", None)
-    if src is not None:  # a batched tensor inside vmap (func/_batched.py): every sample, in its physical tensor
-        zero_(src[0])
-        return self
+    if _State.captured:  # inside a grad transform (func/_captures.py)
+        check_captured(self, "aten::zero_")
+    if _State.vmap:  # inside vmap: the in-place hook writes every sample of a batched tensor
+        return inplace(self, _filled, 0)
     check_inplace(self)
     self._data[...] = 0
     bump(self)
@@ -173,15 +202,15 @@ def zero_(self: Tensor) -> Tensor:
 
 
 def fill_(self: Tensor, value) -> Tensor:
-    src = getattr(self._data, "_src", None)
-    if src is not None:  # a batched tensor inside vmap: every sample, in its physical tensor
-        fill_(src[0], value)
-        return self
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value._data.ndim} dimensions.")
+    if _State.captured:  # inside a grad transform (func/_captures.py)
+        check_captured(self, "aten::fill_." + ("Tensor" if isinstance(value, Tensor) else "Scalar"))
+    if _State.vmap:  # inside vmap: every sample of a batched tensor; a batched 0-d value gives one per sample
+        return inplace(self, _filled, value)
     check_inplace(self)
     if isinstance(value, Tensor):
-        if value._data.ndim:
-            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
-                               f"{value._data.ndim} dimensions.")
         value = value.item()
     self._data[...] = value
     bump(self)

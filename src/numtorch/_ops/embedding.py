@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _backend, _dtype
 from .._tensor import Tensor
+from ..autograd import function as _function
 from ..autograd.function import Op, save_indices
 from ..autograd.grad_mode import _State, no_grad
 from ._util import bump
@@ -92,8 +93,10 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
             indices.type() if isinstance(indices, Tensor) else str(idx.dtype))
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {name} instead (while checking arguments for embedding)")
-    v = weight._data.shape[0]
-    vals = idx if getattr(idx, "_src", None) is None else idx._src[0]._data  # vmap: every sample's indices
+    if _State.vmap and (r := _function.vmap_index("embedding", weight, indices, padding_idx,
+                                                  scale_grad_by_freq)) is not NotImplemented:
+        return r  # batched weight or indices: the rule checks every sample's indices (func/_batching_rules_index.py)
+    v, vals = weight._data.shape[0], idx
     if idx.size and (vals.min() < 0 or vals.max() >= v):
         if v == 0:
             raise RuntimeError("index_select(): self indexing axis dim should be positive")

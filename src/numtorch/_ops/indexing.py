@@ -17,10 +17,11 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from ..autograd.forward_ad import jvp_linear
+from ..autograd import function as _function
 from ..autograd.function import Op, linear_backward, save_indices
 from ..autograd.grad_mode import _State
 from ._cast import _aten, cast
-from ._inplace import inplace, inplace_fn
+from ._inplace import check_captured, inplace, inplace_fn
 from ._out import _out
 from ._util import bump, check_writable, placed, to_tensor, unbroadcast
 from .scatter import _add_rows_along, _bcast, _index_add_rows, _wrap_neg
@@ -297,6 +298,8 @@ def getitem(self: Tensor, idx) -> Tensor:
     """
     if type(idx) is int and self._data.ndim and -self._data.shape[0] <= idx < self._data.shape[0]:
         return SelectBackward0.apply(self, dim=0, index=idx)  # fast path for x[i]: select(x, 0, i)
+    if _State.vmap and (r := _function.vmap_index("getitem", self, idx)) is not NotImplemented:
+        return r
     key = _parse(self._data.shape, idx)
     if key.dims:
         return save_indices(IndexBackward0.apply(self, key=key), *(idx if type(idx) is tuple else (idx,)))
@@ -352,6 +355,8 @@ def _put(self, key, value, acc=False, idx=()):
     index Tensors in ``idx`` version-checked (as PyTorch saves them for ``IndexPutBackward0``)."""
     value = _value_for(self, value)
     vt = isinstance(value, Tensor)
+    if _State.captured:  # inside a grad transform: a captured tensor must not be written (func/_captures.py)
+        check_captured(self, "aten::index_put_" if key.dims else "aten::copy_")
     if _State.vmap:  # vmap: a batched self's _data is a shape stand-in; inplace() writes its physical data
         if vt and value._data.dtype != self._data.dtype:
             value = cast(value, self.dtype)
@@ -382,6 +387,8 @@ def setitem(self: Tensor, idx, value) -> None:
     value types (lists, ndarrays), RuntimeError for a shape mismatch or a leaf requiring grad,
     plus ``__getitem__``'s index errors.
     """
+    if _State.vmap and (r := _function.vmap_index("setitem", self, idx, value)) is not NotImplemented:
+        return
     _put(self, _parse(self._data.shape, idx), value, idx=idx)
 
 
@@ -406,6 +413,9 @@ def index_put(input: Tensor, indices, values, accumulate=False) -> Tensor:
 
     ``indices`` is a tuple of integer/bool tensors (``None`` means a full slice).
     """
+    if _State.vmap and (r := _function.vmap_index("index_put", input, indices, values,
+                                                  accumulate)) is not NotImplemented:
+        return r
     key = _parse(input._data.shape, tuple(slice(None) if i is None else i for i in indices))
     values = to_tensor(values) if not isinstance(values, _SCALARS) else values
     if isinstance(values, Tensor) and values._data.dtype != input._data.dtype:
@@ -414,6 +424,9 @@ def index_put(input: Tensor, indices, values, accumulate=False) -> Tensor:
 
 
 def index_put_(self: Tensor, indices, values, accumulate=False) -> Tensor:
+    if _State.vmap and (r := _function.vmap_index("index_put_", self, indices, values,
+                                                  accumulate)) is not NotImplemented:
+        return r
     key = _parse(self._data.shape, tuple(slice(None) if i is None else i for i in indices))
     return _put(self, key, values if isinstance(values, (Tensor,) + _SCALARS) else to_tensor(values),
                 acc=bool(accumulate), idx=indices)
@@ -486,6 +499,8 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
 
     IndexError for a non-vector or out-of-range index; RuntimeError for a non-integer index.
     """
+    if _State.vmap and (r := _function.vmap_index("index_select", input, dim, index)) is not NotImplemented:
+        return _out(r, out)
     dim, idx = _vec_index(input, dim, index, "index_select", check_range=False)
     _select_range(input._data, dim, idx)
     return _out(save_indices(IndexSelectBackward0.apply(input, dim=dim, idx=idx), index), out)
@@ -553,6 +568,9 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     Repeated indices accumulate. RuntimeError when ``source`` does not match ``input`` outside
     ``dim`` or its size along ``dim`` differs from ``len(index)``.
     """
+    if _State.vmap and (r := _function.vmap_index("index_add", input, dim, index, source,
+                                                  alpha=alpha)) is not NotImplemented:
+        return r
     dim, idx = _vec_index(input, dim, index, "index_add", check_range=False)
     source = _check_source(input, dim, idx, source, "index_add_")
     a, n = input._data, input._data.shape[dim] if input._data.ndim else 1
@@ -599,6 +617,8 @@ class IndexCopyBackward0(Op):
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """``out[..., index[i], ...] = source[..., i, ...]`` on a copy of input (``torch.index_copy``)."""
+    if _State.vmap and (r := _function.vmap_index("index_copy", input, dim, index, source)) is not NotImplemented:
+        return r
     dim, idx = _vec_index(input, dim, index, "index_copy")
     source = _check_source(input, dim, idx, source, "index_copy_")
     return save_indices(IndexCopyBackward0.apply(input, source, dim=dim, idx=idx), index)
@@ -617,6 +637,8 @@ def _fill_value(value, input, fname):
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """``out[..., index, ...] = value`` on a copy (``torch.index_fill``); value a number or 0-d tensor."""
+    if _State.vmap and (r := _function.vmap_index("index_fill", input, dim, index, value)) is not NotImplemented:
+        return r
     dim, idx = _vec_index(input, dim, index, "index_fill")
     value = _fill_value(value, input, "index_fill_")
     return save_indices(IndexCopyBackward0.apply(input, value, dim=dim, idx=idx, fill=True), index)
@@ -666,6 +688,8 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     ``value`` is a number or a 0-d tensor (differentiable). RuntimeError for a non-bool mask or a
     value tensor with dimensions. The input's gradient is zero at masked positions.
     """
+    if _State.vmap and (r := _function.vmap_index("masked_fill", input, mask, value)) is not NotImplemented:
+        return r
     m = _mask_arr(mask, "masked_fill_")
     value = _fill_value(value, input, "masked_fill_")
     return save_indices(MaskedFillBackward0.apply(input, value, mask=m), mask)  # backward reads the mask
@@ -688,6 +712,8 @@ class MaskedSelectBackward0(Op):
 
 def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     """1-D tensor of the ``input`` entries where the bool ``mask`` (broadcast together) is True."""
+    if _State.vmap and (r := _function.vmap_index("masked_select", input, mask)) is not NotImplemented:
+        return _out(r, out)
     return _out(save_indices(MaskedSelectBackward0.apply(input, mask=_mask_arr(mask, "masked_select")), mask), out)
 
 

@@ -506,7 +506,7 @@ class MinBackward1(AminBackward0):
 def _extreme(op, name, input, axes, keepdim):
     a = input._data
     _nonempty(a, axes, name)
-    if a.dtype.kind in "fcV" and (input._rg or _State.fw):  # fw: forward AD
+    if a.dtype.kind in "fcV" and (input._rg or _State.fw) or _State.vmap:  # fw: forward AD; vmap: the Op's rule
         return op.apply(input, axes=axes, keepdim=keepdim)
     return _make(np.asarray(op._fn(a, axis=axes, keepdims=keepdim)))
 

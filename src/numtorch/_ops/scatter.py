@@ -9,7 +9,9 @@ import numpy as np
 
 from .._tensor import Tensor, _make, _wrap_dim
 from ..autograd.forward_ad import jvp_linear
+from ..autograd import function as _function
 from ..autograd.function import Op, linear_backward, save_indices
+from ..autograd.grad_mode import _State
 from ._inplace import inplace_fn
 from ._out import _out
 from ._util import unbroadcast
@@ -157,6 +159,8 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad=False, out=Non
     ``index`` (int64, same ndim as input, no larger than input outside ``dim``) gives the output
     shape. RuntimeError for a wrong dtype/ndim/size or an out-of-range index.
     """
+    if _State.vmap and (r := _function.vmap_index("gather", input, dim, index)) is not NotImplemented:
+        return _out(r, out)
     dim, idx = _gather_args(input, dim, index, "gather")
     return _out(save_indices(GatherBackward0.apply(input, dim=dim, idx=idx), index), out)
 
@@ -392,6 +396,9 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
         src = value
     if src is None:
         raise TypeError("scatter() missing the source: pass a Tensor src or a number value")
+    if _State.vmap and (r := _function.vmap_index("scatter", input, dim, index, src,
+                                                  reduce=reduce)) is not NotImplemented:
+        return r
     if reduce is not None and reduce not in ("add", "multiply"):
         raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
     r = {"add": "sum", "multiply": "prod"}.get(reduce)
@@ -400,6 +407,8 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """``out = input.clone(); out[index[i][j]][j] += src[i][j]`` (``torch.scatter_add``)."""
+    if _State.vmap and (r := _function.vmap_index("scatter_add", input, dim, index, src)) is not NotImplemented:
+        return r
     return _scatter(input, dim, index, src, "sum", True, "scatter_add")
 
 
@@ -412,6 +421,9 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     """
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if _State.vmap and (r := _function.vmap_index(
+            "scatter_reduce", input, dim, index, src, reduce, include_self=include_self)) is not NotImplemented:
+        return r
     return _scatter(input, dim, index, src, reduce, include_self, "scatter_reduce")
 
 
@@ -436,6 +448,8 @@ class TakeBackward0(Op):
 
 def take(input: Tensor, index: Tensor) -> Tensor:
     """``input.flatten()[index]`` with ``index``'s shape (``torch.take``); IndexError when out of range."""
+    if _State.vmap and (r := _function.vmap_index("take", input, index)) is not NotImplemented:
+        return r
     return save_indices(TakeBackward0.apply(input, idx=_index_arr(index, "take")), index)
 
 
@@ -462,6 +476,8 @@ class TakeAlongDimBackward0(Op):
 def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Tensor:
     """Values of ``input`` at ``indices`` along ``dim``, broadcasting the other dims
     (``torch.take_along_dim``, like ``np.take_along_axis``); the flattened input when ``dim`` is None."""
+    if _State.vmap and (r := _function.vmap_index("take_along_dim", input, indices, dim)) is not NotImplemented:
+        return _out(r, out)
     # a copy: PyTorch's backward reads its own broadcast copy, so changing ``indices`` later is fine there,
     # except without ``dim``, where PyTorch gathers from a view of ``indices`` and version-checks it
     idx = np.array(_index_arr(indices, "take_along_dim"))

@@ -31,6 +31,10 @@ vmap_dispatch = None
 vmap_inplace = None  # likewise, for ``_ops/_inplace.inplace`` under vmap
 vmap_nondiff = None  # and for ``_ops/_util._nondiff`` (comparisons and other non-differentiable elementwise ops)
 vmap_wrap = None  # and ``wrap(physical, levels)``, for ``_ops/creation``'s ``*_like`` of a batched tensor
+# and the indexing/gather/scatter public functions, which read index values before any Op runs:
+# ``vmap_index(name, *args)`` runs their batching rule (func/_batching_rules_index.py) or gives NotImplemented
+vmap_index = None
+vmap_function = None  # and a custom Function's apply on batched tensors (func/_custom_function.py)
 
 # forward AD's slow paths, set by forward_ad.py (same layer, imported after this module)
 fw_apply = fw_function_apply = None
@@ -331,13 +335,7 @@ class _FunctionNode(FunctionCtx, Node):
         self._check_saved()
         if self.materialize_grads:
             grads = [g if g is not None else _make(z) for g, z in zip(grads, self._materialize([None] * len(grads)))]
-        res = self._forward_cls.backward(self, *grads)
-        if not isinstance(res, tuple):
-            res = (res,)
-        n_in = len(self._edges)
-        if len(res) < n_in or (len(res) > n_in and any(r is not None for r in res[n_in:])):
-            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
-                               f"(expected {n_in}, got {len(res)})")
+        res = _grads_tuple(self._forward_cls.backward(self, *grads), len(self._edges), self.name())
         out = []
         for r, e, shape in zip(res, self._edges, self._in_shapes):
             if r is None or e is None:
@@ -352,6 +350,16 @@ class _FunctionNode(FunctionCtx, Node):
                                    f"with {list(shape)}")
             out.append(r)
         return tuple(out)
+
+
+def _grads_tuple(res, n_in, name):
+    """A custom Function's ``backward`` result as a tuple; RuntimeError for a wrong count (extra Nones are fine)."""
+    if not isinstance(res, tuple):
+        res = (res,)
+    if len(res) < n_in or (len(res) > n_in and any(r is not None for r in res[n_in:])):
+        raise RuntimeError(f"function {name} returned an incorrect number of gradients (expected {n_in}, got "
+                           f"{len(res)})")
+    return res
 
 
 class _SavedOutput:
@@ -378,24 +386,6 @@ class _FunctionMeta(type):
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
         cls._backward_cls = type(name + "Backward", (_FunctionNode,), {"_forward_cls": cls})
-
-
-def _check_vmap_support(cls, args):
-    """A custom Function on batched tensors (func/_batched.BatchedTensor, which has ``_levels``): PyTorch's
-    RuntimeError without ``generate_vmap_rule = True`` or a ``vmap`` staticmethod. numtorch runs the
-    forward on the batched tensors (its ops batch themselves) but records no graph through them, so a
-    gradient there (vmap of grad) raises NotImplementedError rather than coming out as zeros."""
-    batched = [a for a in args if isinstance(a, Tensor) and hasattr(a, "_levels")]
-    if not batched:
-        return
-    own_rule = any("vmap" in vars(k) for k in cls.__mro__ if k not in (Function, object))
-    if not getattr(cls, "generate_vmap_rule", False) and not own_rule:
-        raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please "
-                           "override and implement the vmap staticmethod or set generate_vmap_rule=True. For more "
-                           "details, please see https://pytorch.org/docs/main/notes/extending.func.html")
-    if _State.enabled and any(a.requires_grad for a in batched):
-        raise NotImplementedError(f"numtorch: gradients through the custom Function {cls.__name__} under vmap "
-                                  "are not supported yet")
 
 
 class Function(metaclass=_FunctionMeta):
@@ -450,8 +440,8 @@ class Function(metaclass=_FunctionMeta):
     def apply(cls, *args, **kwargs):
         if _State.fw:  # forward AD: the outputs get tangents from cls.jvp (forward_ad.py)
             return fw_function_apply(cls, args, kwargs)
-        if _State.vmap:
-            _check_vmap_support(cls, args)
+        if _State.vmap and (r := vmap_function(cls, args, kwargs)) is not NotImplemented:
+            return r  # on batched tensors (func/_custom_function.py)
         return cls._apply_ctx(cls._backward_cls(), args, kwargs)
 
     @classmethod

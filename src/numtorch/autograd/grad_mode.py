@@ -24,6 +24,8 @@ class _ThreadState(threading.local):
     inference = False
     vmap = 0  # vmap levels active in this thread; Op.apply routes to ``function.vmap_dispatch`` when set
     fw = False  # a forward AD level is entered (forward_ad.py); Op.apply then takes its slow path
+    captured = None  # inside torch.func.grad/vjp/jvp: {id(version counter): ...} of the tensors the function
+    #                  captured, which in-place ops must not write (func/_captures.py, _ops/_inplace.py)
 
 
 _State = _ThreadState()

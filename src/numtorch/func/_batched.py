@@ -391,8 +391,17 @@ def inplace(self, result_fn, args, kwargs):
     target = self._phys if type(self) is BatchedTensor else self
     depth = _State.vmap
 
+    # batched arguments travel as their physical tensors, so the in-place machinery sees whether they
+    # require grad (a BatchedTensor itself is no graph node), and are wrapped again for ``result_fn``
+    pos = [(i, a._levels) for i, a in enumerate(args) if type(a) is BatchedTensor]
+    args = [a._phys if type(a) is BatchedTensor else a for a in args]
+
     def batched_result(src, *a, **k):
         _State.vmap = depth
+        if pos:
+            a = list(a)
+            for i, lv in pos:
+                a[i] = wrap(a[i], lv)
         try:
             res = result_fn(wrap(src, own) if own else src, *a, **k)
         finally:

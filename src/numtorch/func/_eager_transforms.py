@@ -22,6 +22,7 @@ import numpy as np
 from .._tensor import Tensor, _make
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from . import _seams
+from ._captures import no_captured_writes
 from ._pytree import spec_str, tree_flatten, tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian"]
@@ -152,7 +153,8 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
     with enable_grad():
         diff, fresh = _make_differentiable(_slice_argnums(args, argnums, as_tuple=False))
         args = _replace_args(args, diff, argnums)
-        output, aux = _split_aux(func(*args, **kwargs), has_aux, api)
+        with no_captured_writes(func, tree_flatten(args)[0]):
+            output, aux = _split_aux(func(*args, **kwargs), has_aux, api)
         if not isinstance(output, Tensor):
             raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got {type(output)}")
         if output.dim() != 0:
@@ -191,7 +193,8 @@ def _vjp(func, primals, argnums, has_aux):
         else:
             diff, fresh = _make_differentiable(_slice_argnums(primals, argnums, as_tuple=False))
             args = _replace_args(primals, diff, argnums)
-        out, aux = _split_aux(func(*args), has_aux, "vjp(f, *primals)")
+        with no_captured_writes(func, tree_flatten(args)[0]):
+            out, aux = _split_aux(func(*args), has_aux, "vjp(f, *primals)")
         flat_out, out_spec = tree_flatten(out)
         _check_outputs(flat_out, api)
         for o in flat_out:
@@ -260,7 +263,8 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
         new = tree_unflatten(list(xs), p_spec)
         args = new if argnums is None else _replace_args(primals, new if isinstance(argnums, tuple) else new[0],
                                                          argnums)
-        out, aux = _split_aux(func(*args), has_aux, _JVP)
+        with no_captured_writes(func, tree_flatten(args)[0]):
+            out, aux = _split_aux(func(*args), has_aux, _JVP)
         flat_out, box["spec"] = tree_flatten(out)
         _check_outputs(flat_out, _JVP)
         box["aux"] = aux

@@ -12,7 +12,7 @@ import functools
 from .. import _generator
 from .._tensor import Tensor
 from ..autograd.grad_mode import _State
-from . import _batching_rules, _batching_rules_nn  # noqa: F401  (register the batching rules)
+from . import _batching_rules, _batching_rules_index, _batching_rules_nn, _custom_function  # noqa: F401  (rules)
 from ._batched import _LEVELS, BatchedTensor, pop_level, push_level, wrap
 
 __all__ = ["vmap"]
