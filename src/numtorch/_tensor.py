@@ -62,6 +62,7 @@ class Tensor:
     __slots__ = ("_data", "_rg", "_grad", "grad_fn", "_output_nr", "_vc", "_base", "_view_version", "_hooks",
                  "__dict__", "__weakref__")
     __array_priority__ = 1000  # NumPy scalars/arrays defer to Tensor's reflected operators, as in PyTorch
+    _post_accumulate_grad_hooks = None  # a leaf's register_post_accumulate_grad_hook dict (in its __dict__)
 
     def __init__(self, *args, **kwargs):
         if hasattr(self, "_data"):  # a subclass's __new__ already made it (x.as_subclass(cls)): as in PyTorch,
