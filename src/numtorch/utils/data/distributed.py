@@ -3,7 +3,8 @@
 Each of ``num_replicas`` processes reads a disjoint slice (``rank``, ``rank + num_replicas``, ...) of
 one permutation shared by all ranks (seeded by ``seed + epoch``; call ``set_epoch`` each epoch). The
 index list is padded by wrapping around (or, with ``drop_last``, cut) to a multiple of
-``num_replicas``. numtorch has no process group, so ``num_replicas`` and ``rank`` must be given.
+``num_replicas``. Omitted ``num_replicas``/``rank`` come from the default process group of
+``numtorch.distributed`` (through ``process_group_info``, which that higher layer sets at import).
 """
 from __future__ import annotations
 
@@ -14,17 +15,25 @@ from .sampler import Sampler
 
 __all__ = ["DistributedSampler"]
 
+# () -> (world_size, rank) of the default process group; set by numtorch.distributed (a higher layer)
+process_group_info = None
+
 
 class DistributedSampler(Sampler):
     """``DistributedSampler(dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False)``.
 
-    RuntimeError when ``num_replicas``/``rank`` are omitted (no distributed backend); ValueError for a
-    rank outside ``[0, num_replicas - 1]``.
+    Omitted ``num_replicas``/``rank``: the default process group's (ValueError, as PyTorch, when it is
+    not initialized; RuntimeError when there is no distributed package). ValueError for a rank outside
+    ``[0, num_replicas - 1]``.
     """
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
-        if num_replicas is None or rank is None:  # PyTorch asks the process group, which needs a backend
-            raise RuntimeError("Requires distributed package to be available")
+        if num_replicas is None or rank is None:  # PyTorch asks the default process group
+            if process_group_info is None:
+                raise RuntimeError("Requires distributed package to be available")
+            world, me = process_group_info()
+            num_replicas = world if num_replicas is None else num_replicas
+            rank = me if rank is None else rank
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
         self.dataset, self.num_replicas, self.rank, self.epoch = dataset, num_replicas, rank, 0

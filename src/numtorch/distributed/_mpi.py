@@ -1,0 +1,224 @@
+"""The MPI engine under ``numtorch.distributed``: loading mpi4py, waiting without hanging, and the
+checks that make a broken job fail loudly instead of hanging or computing garbage.
+
+Three ideas, each small:
+
+* **Waiting with a deadline.** Every transfer is an MPI non-blocking call (``Iallreduce``, ``Isend``,
+  ...). :func:`wait_all` polls its requests until they finish, the process group's ``timeout``
+  passes (then ``DistBackendError``), or another rank reports a failure (then ``DistBackendError``
+  naming that rank and its error). A rank that dies therefore never makes the others hang.
+* **Failure notices.** When a rank's program raises (an uncaught exception, see
+  :func:`install_excepthook`), it sends a short message on a private communicator to every other
+  rank before exiting; their waits see it and raise. A rank killed by a signal cannot send one: the
+  others see the ``timeout`` pass, and ``mpiexec`` ends the job.
+* **Collective headers.** Before each collective every rank sends every other rank of the group a
+  small header (sequence number, collective, dtype, shape, root, reduce op) and checks the ones it
+  receives. Ranks that call different collectives, or the same one on different shapes, all raise
+  ``RuntimeError`` naming both calls, where MPI itself would hang or mix up data.
+
+mpi4py is imported lazily (``import numtorch`` must not start MPI); ``mpi()`` returns its ``MPI``.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import time
+
+import numpy as np
+
+__all__ = ["mpi", "mpi_importable", "DistError", "DistBackendError", "DistNetworkError", "DistStoreError",
+           "wait_all", "check_headers", "Channel", "install_excepthook", "mpi_dtype"]
+
+_TAG_HEADER, _TAG_FAIL = 1, 2
+_MPI = None
+
+
+class DistError(RuntimeError):
+    """``torch.distributed.DistError``: the base of distributed errors (a RuntimeError)."""
+
+
+class DistBackendError(DistError):
+    """``torch.distributed.DistBackendError``: a collective failed (timeout, peer failure)."""
+
+
+class DistNetworkError(DistError):
+    """``torch.distributed.DistNetworkError``."""
+
+
+class DistStoreError(DistError):
+    """``torch.distributed.DistStoreError``."""
+
+
+def mpi_importable() -> bool:
+    """True when mpi4py can be imported (it does not start MPI: only ``mpi4py.MPI`` does)."""
+    try:
+        import mpi4py  # noqa: F401  # the package only; importing it does not initialize MPI
+    except ImportError:
+        return False
+    return True
+
+
+def mpi():
+    """``mpi4py.MPI``, imported (and MPI initialized) on first use, with finalization left to us."""
+    global _MPI
+    if _MPI is None:
+        os.environ.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")  # more ranks than cores is fine
+        import mpi4py  # the MPI runtime starts only when a process group is made
+        mpi4py.rc.threads = False  # collectives run on the caller's thread only
+        from mpi4py import MPI  # initializes MPI (a singleton when not started by mpiexec)
+        _MPI = MPI
+    return _MPI
+
+
+# ------------------------------------------------------------------------------------------- dtypes
+_MPI_TYPE_NAMES = {"float32": "FLOAT", "float64": "DOUBLE", "int8": "INT8_T", "int16": "INT16_T",
+                   "int32": "INT32_T", "int64": "INT64_T", "uint8": "UINT8_T", "uint16": "UINT16_T",
+                   "uint32": "UINT32_T", "uint64": "UINT64_T", "bool": "C_BOOL", "complex64": "C_FLOAT_COMPLEX",
+                   "complex128": "C_DOUBLE_COMPLEX"}
+
+
+def mpi_dtype(np_dtype):
+    """The MPI datatype of a NumPy dtype, or None (float16, bfloat16: reduced by NumPy instead)."""
+    name = _MPI_TYPE_NAMES.get(np.dtype(np_dtype).name)
+    return None if name is None else getattr(mpi(), name)
+
+
+# -------------------------------------------------------------------------------------- failures
+class Channel:
+    """The private side of one communicator: ``ctrl`` (a duplicate of ``comm``, for headers and failure
+    notices, so they never meet user messages) and the collective sequence counter."""
+
+    def __init__(self, comm, timeout: float):
+        self.comm, self.ctrl, self.timeout, self.seq = comm, comm.Dup(), float(timeout), 0
+        self.rank, self.size = comm.Get_rank(), comm.Get_size()
+
+
+_world: Channel | None = None  # set by init_process_group; failure notices travel on its ``ctrl``
+_failure: str | None = None    # the first failure notice received
+
+
+def set_world(channel) -> None:
+    global _world, _failure
+    _world, _failure = channel, None
+
+
+def _poll_failure():
+    """Raise DistBackendError if a failure notice from another rank has arrived."""
+    global _failure
+    if _failure is None and _world is not None:
+        MPI = mpi()
+        status = MPI.Status()
+        if _world.ctrl.Iprobe(source=MPI.ANY_SOURCE, tag=_TAG_FAIL, status=status):
+            _failure = _world.ctrl.recv(source=status.Get_source(), tag=_TAG_FAIL)
+    if _failure is not None:
+        raise DistBackendError(f"{_failure} (this is rank {_world.rank}; the job cannot continue)")
+
+
+def wait_all(requests, what: str, timeout: float, pending_ranks=None) -> None:
+    """Wait for MPI ``requests`` without hanging: raise DistBackendError when ``timeout`` seconds pass
+    (naming ``what`` and, when given, ``pending_ranks(requests)`` -- the ranks not heard from) or when
+    another rank reports a failure. Spins briefly, then sleeps a little longer each time (up to 2 ms)
+    so that a busy machine's other processes get the cores."""
+    MPI = mpi()
+    deadline, pause, spins = time.monotonic() + timeout, 0.0, 0
+    while not MPI.Request.Testall(requests):
+        _poll_failure()
+        if time.monotonic() > deadline:
+            late = f"; no answer from rank(s) {pending_ranks(requests)}" if pending_ranks else ""
+            raise DistBackendError(f"{what} timed out after {timeout:g} s{late} (a rank died, hangs, or "
+                                   "called a different collective)")
+        spins += 1
+        if spins > 200:
+            pause = min(0.002, pause + 0.0001)
+            time.sleep(pause)
+
+
+def check_headers(ch: Channel, name: str, arr, root=-1, op=-1, same_shape=True, group_ranks=None) -> None:
+    """Exchange this rank's header of the collective ``name`` with every other rank of the channel's
+    group and raise RuntimeError when they called something else (or on other shapes/dtypes when
+    ``same_shape``). ``group_ranks`` maps group ranks to global ranks for the messages."""
+    ch.seq += 1
+    if ch.size == 1:
+        return
+    shape = tuple(arr.shape) if arr is not None else ()
+    dtype = arr.dtype.name if arr is not None else ""
+    mine = (ch.seq, name, dtype, shape if same_shape else None, root, op)
+    payload = pickle.dumps(mine)
+    others = [r for r in range(ch.size) if r != ch.rank]
+    MPI = mpi()
+    sends = [ch.ctrl.Isend([payload, MPI.BYTE], dest=r, tag=_TAG_HEADER) for r in others]
+    bufs = {r: bytearray(len(payload) + 4096) for r in others}
+    recvs = [ch.ctrl.Irecv([bufs[r], MPI.BYTE], source=r, tag=_TAG_HEADER) for r in others]
+    glob = (lambda r: group_ranks[r]) if group_ranks else (lambda r: r)
+
+    def pending(_):
+        return [glob(r) for r, q in zip(others, recvs) if not q.Test()]
+    wait_all(sends + recvs, f"{name} (collective #{ch.seq} of this group)", ch.timeout, pending)
+    for r in others:
+        theirs = pickle.loads(bytes(bufs[r]))  # our own bytes, made by pickle.dumps above on a peer
+        if theirs != mine:
+            raise RuntimeError(f"Collective mismatch: rank {glob(ch.rank)} called {_describe(mine)} but rank "
+                               f"{glob(r)} called {_describe(theirs)}; every rank of a group must call the same "
+                               "collectives in the same order on tensors of the same shape and dtype")
+
+
+def _describe(h) -> str:
+    seq, name, dtype, shape, root, op = h
+    parts = [f"dtype={dtype}"] if dtype else []
+    if shape is not None and dtype:
+        parts.append(f"shape={list(shape)}")
+    if root >= 0:
+        parts.append(f"root={root}")
+    if op >= 0:
+        parts.append(f"op={op}")
+    return f"{name}({', '.join(parts)}) as collective #{seq}"
+
+
+# ------------------------------------------------------------------------------ dying with notice
+def notify_failure(message: str) -> None:
+    """Tell every other rank that this one failed (best effort: a second's wait for the sends)."""
+    if _world is None or _world.size == 1 or _failure is not None:
+        return  # nobody to tell, or the failure came from elsewhere and everyone already knows
+    MPI = mpi()
+    data = pickle.dumps(message)
+    reqs = [_world.ctrl.Isend([data, MPI.BYTE], dest=r, tag=_TAG_FAIL) for r in range(_world.size)
+            if r != _world.rank]
+    deadline = time.monotonic() + 1.0
+    while not MPI.Request.Testall(reqs) and time.monotonic() < deadline:
+        time.sleep(0.001)
+
+
+_status_dir = os.environ.get("NUMTORCH_DIST_STATUS_DIR")  # set by numtorch.distributed.run
+
+
+def write_status(rank: int, text: str) -> None:
+    """Leave ``text`` for the launcher (``run.py``) in its status folder, if it gave one."""
+    if _status_dir:
+        try:
+            with open(os.path.join(_status_dir, f"rank{rank}.txt"), "w") as f:
+                f.write(text)
+        except OSError:
+            pass
+
+
+def install_excepthook(rank: int, timeout: float) -> None:
+    """On an uncaught exception: print it as usual, send a failure notice to the other ranks, record
+    it for the launcher, and make sure this process exits within ``timeout`` (MPI_Finalize waits for
+    every rank, which a stuck peer would never reach; faulthandler's watchdog thread ends the process
+    without needing the interpreter)."""
+    import faulthandler  # the watchdog that exits a process stuck in MPI_Finalize
+    previous = sys.excepthook
+
+    def hook(kind, value, tb):
+        previous(kind, value, tb)
+        peer = _failure is not None
+        message = f"rank {rank} failed with {kind.__name__}: {value}"
+        write_status(rank, ("peer-failure: " if peer else "error: ") + message)
+        try:
+            notify_failure(message)
+        finally:
+            sys.stderr.flush()
+            faulthandler.dump_traceback_later(max(5.0, min(timeout, 60.0)), exit=True,
+                                              file=open(os.devnull, "w"))
+    sys.excepthook = hook
