@@ -192,10 +192,79 @@ def prog_gpt():
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         losses.append(loss.item())
-    save("gpt", losses, inner)
+    buckets = len(model.reducer.bucket_indices()) if LIB == "numtorch" and not SINGLE else 0
+    save("gpt", losses, inner, buckets=np.array(buckets))
 
 
-PROGRAMS = {"mlp": prog_mlp, "nosync": prog_nosync, "unused": prog_unused, "gpt": prog_gpt}
+def prog_syncbn():
+    """Conv1d + BatchNorm1d over (N, C, L), converted to SyncBatchNorm under DDP: the same steps and running
+    statistics as BatchNorm on the full batch. (PyTorch's SyncBatchNorm runs on GPUs only: on CPU its
+    forward raises ValueError, which the torch run records instead.)"""
+    rng = np.random.default_rng(6)
+    X, y = rng.standard_normal((23, 2, 7)).astype(np.float32), rng.integers(0, 3, 23)
+    torch.manual_seed(500 + RANK)
+    model = nn.Sequential(nn.Conv1d(2, 4, 3), nn.BatchNorm1d(4), nn.Tanh(), nn.Flatten(), nn.Linear(20, 3))
+    if not SINGLE:
+        model = nn.SyncBatchNorm.convert_sync_batchnorm(model)
+        if LIB == "torch":  # its DDP refuses CPU SyncBatchNorm, and so does its forward
+            errors = []
+            for attempt in (lambda: DDP(model), lambda: model(torch.tensor(X[:4]))):
+                try:
+                    attempt()
+                except ValueError as e:
+                    errors.append(str(e))
+            np.savez(os.path.join(OUT, f"syncbn_rank{RANK}.npz"), torch_error=np.array(errors))
+            return
+        model = DDP(model, bucket_cap_mb=0.001)
+    opt = torch.optim.SGD(model.parameters(), lr=0.2, momentum=0.5)
+    losses = []
+    for step in range(3):
+        idx = shard(len(X), step)
+        loss = F.cross_entropy(model(torch.tensor(X[idx])), torch.tensor(y[idx]))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    model.eval()
+    with torch.no_grad():  # eval mode: running statistics, no synchronization
+        losses.append(F.cross_entropy(model(torch.tensor(X)), torch.tensor(y)).item())
+    save("syncbn", losses, model if SINGLE else model.module)
+
+
+def prog_zero():
+    """ZeroRedundancyOptimizer(Adam) under DDP; rank 0 saves the consolidated optimizer state."""
+    X, y = data(23, 6, 3, 4)
+    torch.manual_seed(600 + RANK)
+    model = wrap(mlp(), bucket_cap_mb=0.002)
+    if SINGLE:
+        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    else:
+        from importlib import import_module
+        Zero = import_module(torch.__name__ + ".distributed.optim").ZeroRedundancyOptimizer
+        opt = Zero(model.parameters(), optimizer_class=torch.optim.Adam, lr=0.01)
+    losses = []
+    for step in range(3):
+        idx = shard(len(X), step)
+        loss = F.cross_entropy(model(torch.tensor(X[idx])), torch.tensor(y[idx]))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    extra = {}
+    if not SINGLE:
+        opt.consolidate_state_dict(to=0)
+        extra["local_params"] = np.array([p.numel() for p in opt.optim.param_groups[0]["params"]])
+    if SINGLE or RANK == 0:
+        sd = opt.state_dict()
+        for i, st in sd["state"].items():
+            for k, v in st.items():
+                extra[f"state.{i}.{k}"] = np.asarray(v.detach().numpy() if hasattr(v, "detach") else v)
+        extra["groups"] = np.array([len(g["params"]) for g in sd["param_groups"]])
+    save("zero", losses, model if SINGLE else model.module, **extra)
+
+
+PROGRAMS = {"mlp": prog_mlp, "nosync": prog_nosync, "unused": prog_unused, "gpt": prog_gpt, "syncbn": prog_syncbn,
+            "zero": prog_zero}
 
 for name, fn in PROGRAMS.items():
     if ONLY is None or name in ONLY:

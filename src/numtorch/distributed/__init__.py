@@ -57,4 +57,4 @@ if "OMPI_COMM_WORLD_RANK" in _os.environ and "RANK" not in _os.environ:
 
 # DistributedDataParallel and SyncBatchNorm live in nn's namespace, which cannot import this layer:
 # these modules install themselves there (nn.parallel.DistributedDataParallel, batchnorm's sync hooks)
-from . import _ddp, _sync_batch_norm  # noqa: E402,F401
+from . import _ddp, _sync_batch_norm, optim  # noqa: E402,F401
