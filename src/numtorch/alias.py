@@ -39,12 +39,18 @@ class _AliasLoader(importlib.abc.Loader):
         pass  # already executed under its numtorch name
 
 
+def _numtorch_name(fullname):
+    """The numtorch module answering ``fullname`` (``torch.x`` -> ``numtorch.x``), or None."""
+    if fullname in ("torch", "functorch") or fullname.startswith(("torch.", "functorch.")):
+        # functorch (PyTorch's deprecated functorch package) is numtorch.functorch
+        return "numtorch" + fullname[len("torch"):] if fullname.split(".")[0] == "torch" else "numtorch." + fullname
+    return None
+
+
 class _TorchAliasFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
-        if fullname in ("torch", "functorch") or fullname.startswith(("torch.", "functorch.")):
-            # functorch (PyTorch's deprecated functorch package) is numtorch.functorch
-            real = "numtorch" + fullname[len("torch"):] if fullname.split(".")[0] == "torch" else "numtorch." + fullname
-        else:
+        real = _numtorch_name(fullname)
+        if real is None:
             return None
         if importlib.util.find_spec(real) is None:
             raise ModuleNotFoundError(f"No module named '{fullname}' (numtorch has no '{real}')", name=fullname)
@@ -81,7 +87,8 @@ def main(argv=None) -> None:
     sys.argv = argv
     if argv[0] == "-m":
         sys.argv = argv[1:]
-        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        # ``-m torch.distributed.run``: run numtorch's module (an alias has no code object to run)
+        runpy.run_module(_numtorch_name(argv[1]) or argv[1], run_name="__main__", alter_sys=True)
     else:
         sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(argv[0])))
         runpy.run_path(argv[0], run_name="__main__")

@@ -50,6 +50,10 @@ class DistStoreError(DistError):
     """``torch.distributed.DistStoreError``."""
 
 
+for _cls in (DistError, DistBackendError, DistNetworkError, DistStoreError):
+    _cls.__module__ = "numtorch.distributed"  # where users import them from
+
+
 def mpi_importable() -> bool:
     """True when mpi4py can be imported (it does not start MPI: only ``mpi4py.MPI`` does)."""
     try:
@@ -134,7 +138,7 @@ def wait_all(requests, what: str, timeout: float, pending_ranks=None) -> None:
             time.sleep(pause)
 
 
-def check_headers(ch: Channel, name: str, arr, root=-1, op=-1, same_shape=True, group_ranks=None) -> None:
+def check_headers(ch: Channel, name: str, arr, root=-1, op="", same_shape=True, group_ranks=None) -> None:
     """Exchange this rank's header of the collective ``name`` with every other rank of the channel's
     group and raise RuntimeError when they called something else (or on other shapes/dtypes when
     ``same_shape``). ``group_ranks`` maps group ranks to global ranks for the messages."""
@@ -170,7 +174,7 @@ def _describe(h) -> str:
         parts.append(f"shape={list(shape)}")
     if root >= 0:
         parts.append(f"root={root}")
-    if op >= 0:
+    if op:
         parts.append(f"op={op}")
     return f"{name}({', '.join(parts)}) as collective #{seq}"
 
@@ -193,32 +197,41 @@ _status_dir = os.environ.get("NUMTORCH_DIST_STATUS_DIR")  # set by numtorch.dist
 
 
 def write_status(rank: int, text: str) -> None:
-    """Leave ``text`` for the launcher (``run.py``) in its status folder, if it gave one."""
+    """Leave ``text`` for the launcher (``run.py``) in its status folder, if it gave one. The first
+    status a rank writes stays (it is the closest to the cause)."""
     if _status_dir:
         try:
-            with open(os.path.join(_status_dir, f"rank{rank}.txt"), "w") as f:
+            with open(os.path.join(_status_dir, f"rank{rank}.txt"), "x") as f:
                 f.write(text)
-        except OSError:
+        except OSError:  # already written, or the folder is gone
             pass
 
 
+def die(code: int, grace: float) -> None:
+    """End this failed process now, skipping MPI_Finalize (which waits for every rank, and a stuck
+    peer would never come). The root cause first waits ``grace`` seconds so that the ranks its failure
+    notice reached can print their own error; ``mpiexec`` then ends whatever is left of the job."""
+    if _failure is None:
+        time.sleep(grace)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 def install_excepthook(rank: int, timeout: float) -> None:
-    """On an uncaught exception: print it as usual, send a failure notice to the other ranks, record
-    it for the launcher, and make sure this process exits within ``timeout`` (MPI_Finalize waits for
-    every rank, which a stuck peer would never reach; faulthandler's watchdog thread ends the process
-    without needing the interpreter)."""
-    import faulthandler  # the watchdog that exits a process stuck in MPI_Finalize
+    """On an uncaught exception: print it as usual, record it for the launcher, send a failure notice
+    to the other ranks, and exit (see :func:`die`)."""
     previous = sys.excepthook
 
     def hook(kind, value, tb):
         previous(kind, value, tb)
+        if _world is None:  # the process group was destroyed: an ordinary exit
+            return
         peer = _failure is not None
         message = f"rank {rank} failed with {kind.__name__}: {value}"
         write_status(rank, ("peer-failure: " if peer else "error: ") + message)
         try:
             notify_failure(message)
         finally:
-            sys.stderr.flush()
-            faulthandler.dump_traceback_later(max(5.0, min(timeout, 60.0)), exit=True,
-                                              file=open(os.devnull, "w"))
+            die(1, min(2.0, timeout))
     sys.excepthook = hook

@@ -144,7 +144,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     if pg is None:
         return None
     a = buffer(tensor)
-    _mpi.check_headers(pg._ch, "all_reduce", a, op=int(op), group_ranks=pg._ranks)
+    _mpi.check_headers(pg._ch, "all_reduce", a, op=op.name, group_ranks=pg._ranks)
     comm, mop = pg._ch.comm, _mpi_op(op, a.dtype)
     if mop is None:
         req, stack = _gathered_reduce(comm, a, op, pg)
@@ -163,7 +163,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
         return None
     root = _root(pg, dst, group_dst, "dst", "reduce")
     a = buffer(tensor)
-    _mpi.check_headers(pg._ch, "reduce", a, root=root, op=int(op), group_ranks=pg._ranks)
+    _mpi.check_headers(pg._ch, "reduce", a, root=root, op=op.name, group_ranks=pg._ranks)
     comm, mop, mine = pg._ch.comm, _mpi_op(op, a.dtype), pg.rank() == root
     if mop is None:
         req, stack = _gathered_reduce(comm, a, op, pg)
@@ -299,7 +299,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
 
 def _reduce_scatter_arrays(pg, name, stack, out, op, output_tensor, async_op):
     """Reduce ``stack`` (``(size, *chunk)``) across ranks; this rank's chunk into ``out``."""
-    _mpi.check_headers(pg._ch, name, stack, op=int(op), group_ranks=pg._ranks)
+    _mpi.check_headers(pg._ch, name, stack, op=op.name, group_ranks=pg._ranks)
     comm, mop = pg._ch.comm, _mpi_op(op, stack.dtype)
     if mop is None:  # gather everyone's chunk for this rank, then reduce with NumPy
         mine = np.empty((pg.size(),) + out.shape, out.dtype)
