@@ -263,8 +263,26 @@ def prog_zero():
     save("zero", losses, model if SINGLE else model.module, **extra)
 
 
+def prog_errors():
+    """The error DDP raises on every rank at a forward after a backward that left a parameter without a
+    gradient (find_unused_parameters=False)."""
+    if SINGLE:
+        return
+    types, messages = [], []
+    torch.manual_seed(0)
+    model = DDP(Branchy())
+    x = torch.tensor(data(4, 6, 3, 0)[0])
+    try:
+        model(x, False).sum().backward()
+        model(x, False)
+    except RuntimeError as e:
+        types.append(type(e).__name__)
+        messages.append(str(e))
+    np.savez(os.path.join(OUT, f"errors_rank{RANK}.npz"), types=np.array(types), messages=np.array(messages))
+
+
 PROGRAMS = {"mlp": prog_mlp, "nosync": prog_nosync, "unused": prog_unused, "gpt": prog_gpt, "syncbn": prog_syncbn,
-            "zero": prog_zero}
+            "zero": prog_zero, "errors": prog_errors}
 
 for name, fn in PROGRAMS.items():
     if ONLY is None or name in ONLY:

@@ -2,7 +2,7 @@
 
 The training programs of ``ddp_programs.py`` (an MLP, gradient accumulation with ``no_sync``, unused
 parameters with BatchNorm buffers, a small GPT from ``numtorch.examples.gpt``, SyncBatchNorm, ZeRO)
-run, all at once, in six jobs: numtorch on 2 and 3 MPI ranks, PyTorch's DDP on the gloo backend under
+run, all at once, in six jobs: numtorch on 2 and 3 MPI ranks (``numtorch.distributed.run`` and ``mpiexec``), PyTorch's DDP on the gloo backend under
 its own ``torchrun`` on 2 and 3 ranks (the oracle), and numtorch in one process on the full batch.
 Three ranks give shards that DistributedSampler has to pad. The tests compare the saved losses,
 final weights and optimizer states. The rest of the file needs no processes: DistributedSampler's
@@ -38,8 +38,10 @@ def _commands(out):
     for w in (2, 3):
         cmds[("torch", w)] = [os.path.join(BIN, "torchrun"), "--standalone", f"--nproc_per_node={w}", PROGRAMS,
                               "torch", out(f"torch{w}")]
-        cmds[("numtorch", w)] = [os.path.join(BIN, "mpiexec"), "--oversubscribe", "-n", str(w), sys.executable,
-                                 PROGRAMS, "numtorch", out(f"numtorch{w}")]
+        # 2 ranks through numtorch's torchrun, 3 through a bare mpiexec: both ways of starting a job
+        start = ([sys.executable, "-m", "numtorch.distributed.run", "--standalone", f"--nproc_per_node={w}"] if w == 2
+                 else [os.path.join(BIN, "mpiexec"), "--oversubscribe", "-n", str(w), sys.executable])
+        cmds[("numtorch", w)] = start + [PROGRAMS, "numtorch", out(f"numtorch{w}")]
         cmds[("single", w)] = [sys.executable, PROGRAMS, "numtorch", out(f"single{w}"), "--single", str(w)]
     return cmds
 
@@ -104,6 +106,17 @@ def test_same_as_one_process_on_the_full_batch(runs, world, prog):
         for k in single.files:
             if k.startswith("sd."):
                 np.testing.assert_array_equal(r[k], ranks[0][k])
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_errors_as_torch_ddp(runs, world):
+    """A parameter left out of the loss without find_unused_parameters: the next forward raises
+    PyTorch's RuntimeError on every rank (same first sentence)."""
+    for r in range(world):
+        mine, ref = load(runs, "numtorch", world, "errors", r), load(runs, "torch", world, "errors", r)
+        assert list(mine["types"]) == list(ref["types"]) == ["RuntimeError"]
+        first = [str(m).split(".")[0] for m in ref["messages"]]
+        assert [str(m).split(".")[0] for m in mine["messages"]] == first
 
 
 def test_buckets_and_torch_syncbn_on_cpu(runs):
