@@ -281,8 +281,27 @@ def prog_errors():
     np.savez(os.path.join(OUT, f"errors_rank{RANK}.npz"), types=np.array(types), messages=np.array(messages))
 
 
+def prog_api():
+    """What a user sees of the wrapper: state_dict keys, types, .module, and the constructor's errors."""
+    if SINGLE:
+        return
+    inner = nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2))
+    m = DDP(inner, broadcast_buffers=False)
+    facts = [",".join(m.state_dict()), str(isinstance(m, nn.Module)), str(isinstance(m, DDP)), str(m.module is inner),
+             str(m.device_ids), str(m.output_device)]
+    frozen = nn.Linear(2, 2).requires_grad_(False)
+    for make in (lambda: DDP(nn.Linear(2, 2), device_ids=[0]), lambda: DDP(nn.Linear(2, 2), output_device=0),
+                 lambda: DDP(frozen)):
+        try:
+            make()
+            facts.append("no error")
+        except Exception as e:  # the type, and the message's first sentence
+            facts.append(f"{type(e).__name__}: {str(e).split('.')[0]}")
+    np.savez(os.path.join(OUT, f"api_rank{RANK}.npz"), facts=np.array(facts))
+
+
 PROGRAMS = {"mlp": prog_mlp, "nosync": prog_nosync, "unused": prog_unused, "gpt": prog_gpt, "syncbn": prog_syncbn,
-            "zero": prog_zero, "errors": prog_errors}
+            "zero": prog_zero, "errors": prog_errors, "api": prog_api}
 
 for name, fn in PROGRAMS.items():
     if ONLY is None or name in ONLY:

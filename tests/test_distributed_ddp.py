@@ -119,6 +119,15 @@ def test_errors_as_torch_ddp(runs, world):
         assert [str(m).split(".")[0] for m in mine["messages"]] == first
 
 
+def test_wrapper_api_as_torch_ddp(runs):
+    """state_dict keys with the ``module.`` prefix, isinstance, ``.module``, ``device_ids``, and the
+    constructor's errors (device_ids/output_device with a CPU module, no trainable parameter)."""
+    for w in (2, 3):
+        facts = list(load(runs, "numtorch", w, "api")["facts"])
+        assert facts == list(load(runs, "torch", w, "api")["facts"])
+        assert facts[0].startswith("module.0.weight") and "ValueError" in facts[6] and "RuntimeError" in facts[8]
+
+
 def test_buckets_and_torch_syncbn_on_cpu(runs):
     assert int(load(runs, "numtorch", 2, "gpt")["buckets"]) >= 4  # 4 KB buckets: several all-reduces a step
     assert int(load(runs, "numtorch", 3, "mlp")["buckets"]) >= 2
