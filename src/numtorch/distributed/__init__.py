@@ -25,8 +25,8 @@ from .distributed_c10d import (Backend, GroupMember, ProcessGroup, ReduceOp, def
                                init_process_group, is_available, is_backend_available, is_gloo_available,
                                is_initialized, is_mpi_available, is_nccl_available, is_torchelastic_launched,
                                is_ucc_available, new_group)
-from .p2p import (all_gather_object, broadcast_object_list, gather_object, irecv, isend, recv, scatter_object_list,
-                  send)
+from .p2p import (P2POp, all_gather_object, batch_isend_irecv, broadcast_object_list, gather_object, irecv, isend,
+                  recv, scatter_object_list, send)
 
 __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "group", "default_pg_timeout",
            "DistError", "DistBackendError", "DistNetworkError", "DistStoreError",
@@ -36,8 +36,9 @@ __all__ = ["Backend", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "group"
            "get_process_group_ranks", "get_global_rank", "get_group_rank", "get_node_local_rank",
            "all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "gather", "scatter",
            "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single", "barrier",
-           "monitored_barrier", "send", "recv", "isend", "irecv", "broadcast_object_list", "all_gather_object",
-           "gather_object", "scatter_object_list"]
+           "monitored_barrier", "send", "recv", "isend", "irecv", "P2POp", "batch_isend_irecv",
+           "broadcast_object_list", "all_gather_object", "gather_object", "scatter_object_list"]
+
 
 def _sampler_info():
     """(world size, rank) for ``DistributedSampler`` (utils/data, a lower layer, calls it)."""

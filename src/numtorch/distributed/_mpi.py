@@ -20,6 +20,7 @@ mpi4py is imported lazily (``import numtorch`` must not start MPI); ``mpi()`` re
 """
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import sys
@@ -67,7 +68,6 @@ def mpi():
     """``mpi4py.MPI``, imported (and MPI initialized) on first use, with finalization left to us."""
     global _MPI
     if _MPI is None:
-        os.environ.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")  # more ranks than cores is fine
         import mpi4py  # the MPI runtime starts only when a process group is made
         mpi4py.rc.threads = False  # collectives run on the caller's thread only
         from mpi4py import MPI  # initializes MPI (a singleton when not started by mpiexec)
@@ -90,12 +90,16 @@ def mpi_dtype(np_dtype):
 
 # -------------------------------------------------------------------------------------- failures
 class Channel:
-    """The private side of one communicator: ``ctrl`` (a duplicate of ``comm``, for headers and failure
-    notices, so they never meet user messages) and the collective sequence counter."""
+    """One process group's communicators: ``comm`` (collectives), ``ctrl`` (a duplicate, for headers
+    and failure notices, so they never meet user messages), ``p2p`` (a duplicate for send/recv, so
+    user tags never meet collectives), and the collective sequence counter."""
 
     def __init__(self, comm, timeout: float):
-        self.comm, self.ctrl, self.timeout, self.seq = comm, comm.Dup(), float(timeout), 0
+        self.comm, self.timeout, self.seq = comm, float(timeout), 0
         self.rank, self.size = comm.Get_rank(), comm.Get_size()
+        # collectives, made here (and not on first use) because every rank of the group must call them
+        (self.ctrl, r1), (self.p2p, r2) = comm.Idup(), comm.Idup()
+        wait_all([r1, r2], "creating the process group's communicators", self.timeout)
 
 
 _world: Channel | None = None  # set by init_process_group; failure notices travel on its ``ctrl``
@@ -138,33 +142,55 @@ def wait_all(requests, what: str, timeout: float, pending_ranks=None) -> None:
             time.sleep(pause)
 
 
-def check_headers(ch: Channel, name: str, arr, root=-1, op="", same_shape=True, group_ranks=None) -> None:
-    """Exchange this rank's header of the collective ``name`` with every other rank of the channel's
-    group and raise RuntimeError when they called something else (or on other shapes/dtypes when
-    ``same_shape``). ``group_ranks`` maps group ranks to global ranks for the messages."""
-    ch.seq += 1
-    if ch.size == 1:
-        return
-    shape = tuple(arr.shape) if arr is not None else ()
-    dtype = arr.dtype.name if arr is not None else ""
-    mine = (ch.seq, name, dtype, shape if same_shape else None, root, op)
-    payload = pickle.dumps(mine)
-    others = [r for r in range(ch.size) if r != ch.rank]
-    MPI = mpi()
-    sends = [ch.ctrl.Isend([payload, MPI.BYTE], dest=r, tag=_TAG_HEADER) for r in others]
-    bufs = {r: bytearray(len(payload) + 4096) for r in others}
-    recvs = [ch.ctrl.Irecv([bufs[r], MPI.BYTE], source=r, tag=_TAG_HEADER) for r in others]
-    glob = (lambda r: group_ranks[r]) if group_ranks else (lambda r: r)
+class HeaderCheck:
+    """The header exchange of one collective, posted: ``requests`` to wait for, then ``verify()``."""
 
-    def pending(_):
-        return [glob(r) for r, q in zip(others, recvs) if not q.Test()]
-    wait_all(sends + recvs, f"{name} (collective #{ch.seq} of this group)", ch.timeout, pending)
-    for r in others:
-        theirs = pickle.loads(bytes(bufs[r]))  # our own bytes, made by pickle.dumps above on a peer
-        if theirs != mine:
-            raise RuntimeError(f"Collective mismatch: rank {glob(ch.rank)} called {_describe(mine)} but rank "
-                               f"{glob(r)} called {_describe(theirs)}; every rank of a group must call the same "
-                               "collectives in the same order on tensors of the same shape and dtype")
+    def __init__(self, ch: Channel, name: str, arr, root, op, same_shape, group_ranks):
+        ch.seq += 1
+        shape = list(arr.shape) if arr is not None and same_shape else None
+        self.mine = [ch.seq, name, arr.dtype.name if arr is not None else "", shape, root, op]
+        payload = json.dumps(self.mine).encode()
+        self.others = [r for r in range(ch.size) if r != ch.rank]
+        self.glob = (lambda r: group_ranks[r]) if group_ranks else (lambda r: r)
+        self.me, self.what, self.timeout = self.glob(ch.rank), f"{name} (collective #{ch.seq} of this group)", \
+            ch.timeout
+        MPI = mpi()
+        self.bufs = {r: bytearray(len(payload) + 4096) for r in self.others}
+        self.recvs = [ch.ctrl.Irecv([self.bufs[r], MPI.BYTE], source=r, tag=_TAG_HEADER) for r in self.others]
+        self.requests = [ch.ctrl.Isend([payload, MPI.BYTE], dest=r, tag=_TAG_HEADER) for r in self.others]
+        self.requests += self.recvs
+
+    def pending(self, _=None):
+        """The global ranks whose header has not arrived."""
+        return [self.glob(r) for r, q in zip(self.others, self.recvs) if not q.Test()]
+
+    def wait(self):
+        wait_all(self.requests, self.what, self.timeout, self.pending)
+        self.verify()
+
+    def verify(self):
+        for r in self.others:
+            theirs = json.loads(bytes(self.bufs[r]).rstrip(b"\0"))
+            if theirs != self.mine:
+                raise RuntimeError(f"Collective mismatch: rank {self.me} called {_describe(self.mine)} but rank "
+                                   f"{self.glob(r)} called {_describe(theirs)}; every rank of a group must call the "
+                                   "same collectives in the same order on tensors of the same shape and dtype")
+
+
+def check_headers(ch: Channel, name: str, arr, root=-1, op="", same_shape=True, group_ranks=None, defer=False):
+    """Exchange this rank's header of the collective ``name`` (dtype and, when ``same_shape``, shape of
+    ``arr``; ``root``; reduce ``op``) with every other rank of the channel's group; raise RuntimeError
+    when one of them called something else. ``group_ranks`` maps group ranks to global ranks for the
+    messages. ``defer=True`` (async collectives) returns the posted :class:`HeaderCheck` for the Work
+    to finish, so that the transfer can start at once; otherwise it waits and returns None."""
+    if ch.size == 1:
+        ch.seq += 1
+        return None
+    check = HeaderCheck(ch, name, arr, root, op, same_shape, group_ranks)
+    if defer:
+        return check
+    check.wait()
+    return None
 
 
 def _describe(h) -> str:
@@ -218,20 +244,30 @@ def die(code: int, grace: float) -> None:
     os._exit(code)
 
 
-def install_excepthook(rank: int, timeout: float) -> None:
+_hooked_rank = None
+
+
+def install_excepthook(rank: int) -> None:
     """On an uncaught exception: print it as usual, record it for the launcher, send a failure notice
-    to the other ranks, and exit (see :func:`die`)."""
+    to the other ranks, and exit (see :func:`die`) once the interpreter starts shutting down -- not in
+    the hook itself, so that hooks wrapping this one (torch.distributed's adds a rank prefix) can print."""
+    import atexit  # runs die() before MPI's own finalization
+    global _hooked_rank
+    if _hooked_rank is not None:  # once per process (init_process_group may run again after destroy)
+        _hooked_rank = rank
+        return
+    _hooked_rank = rank
     previous = sys.excepthook
 
     def hook(kind, value, tb):
         previous(kind, value, tb)
         if _world is None:  # the process group was destroyed: an ordinary exit
             return
-        peer = _failure is not None
+        peer, rank = _failure is not None, _hooked_rank
         message = f"rank {rank} failed with {kind.__name__}: {value}"
         write_status(rank, ("peer-failure: " if peer else "error: ") + message)
         try:
             notify_failure(message)
         finally:
-            die(1, min(2.0, timeout))
+            atexit.register(die, 1, min(2.0, _world.timeout))
     sys.excepthook = hook

@@ -1,6 +1,8 @@
 """``Work``: the handle an ``async_op=True`` collective returns (mirrors ``torch.distributed.Work``).
 
-It holds the MPI requests of the transfer and a ``finish`` step (copy a result back into the user's
+It holds the MPI requests of the transfer, the collective's header exchange when it is still in
+flight (``_mpi.HeaderCheck``: an async collective starts its transfer at once and checks that the
+ranks agree when waited on), and a ``finish`` step (copy a result back into the user's
 tensor, divide for ``ReduceOp.AVG``, ...) that runs once, when the requests are done. ``wait()``
 waits with the group's timeout (see ``_mpi.wait_all``); ``is_completed()`` only tests.
 """
@@ -17,13 +19,15 @@ class Work:
     blocking; ``result()`` is the list of output tensors; ``source_rank()`` the sender of a ``recv``
     from any source."""
 
-    def __init__(self, requests, what, timeout, finish=None, outputs=(), source=None):
-        self._requests, self._what, self._timeout = list(requests), what, timeout
+    def __init__(self, requests, what, timeout, finish=None, outputs=(), source=None, header=None):
+        self._requests, self._what, self._timeout, self._header = list(requests), what, timeout, header
         self._finish, self._outputs, self._source, self._done, self._error = finish, list(outputs), source, False, None
 
     def _complete(self):
         if not self._done:
             self._done = True
+            if self._header is not None:
+                self._header.verify()
             if self._finish is not None:
                 src = self._finish()
                 if src is not None:
@@ -34,6 +38,9 @@ class Work:
         if not self._done:
             limit = self._timeout if timeout is None else _seconds(timeout)
             try:
+                if self._header is not None:
+                    _mpi.wait_all(self._header.requests, self._what, limit, self._header.pending)
+                    self._header.verify()
                 _mpi.wait_all(self._requests, self._what, limit)
             except Exception as e:
                 self._error = e
@@ -42,7 +49,8 @@ class Work:
         return True
 
     def is_completed(self) -> bool:
-        if not self._done and _mpi.mpi().Request.Testall(self._requests):
+        if not self._done and _mpi.mpi().Request.Testall(self._requests + (self._header.requests if self._header
+                                                                            else [])):
             self._complete()
         return self._done
 

@@ -1,11 +1,11 @@
 """One worker of ``numtorch.distributed.run``: set torchrun's environment from MPI's, then run the script.
 
 ``mpiexec`` starts ``python -m numtorch.distributed._worker [--module] SCRIPT ARGS...`` on every
-rank (under ``python -m numtorch.alias -m ...`` when the launcher ran under the alias). Open MPI tells each process its rank (``OMPI_COMM_WORLD_RANK``, ``..._LOCAL_RANK``, ...);
-this module turns them into ``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``, ``LOCAL_WORLD_SIZE``,
-``GROUP_RANK`` (the node), ``ROLE_RANK``, ``ROLE_WORLD_SIZE`` before the script reads them, runs the
-script as ``__main__`` and leaves a status line for
-the launcher: ``ok``, ``error: ...`` (this rank failed first) or ``peer-failure: ...``.
+rank (under ``python -m numtorch.alias -m ...`` when the launcher ran under the alias). Open MPI tells
+each process its rank (``OMPI_COMM_WORLD_RANK``, ``..._LOCAL_RANK``, ...); this module turns them into
+``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``, ``LOCAL_WORLD_SIZE``, ``GROUP_RANK`` (the node), ``ROLE_RANK``,
+``ROLE_WORLD_SIZE`` before the script reads them, runs the script as ``__main__`` and leaves a status line
+for the launcher: ``ok``, ``error: ...`` (this rank failed first) or ``peer-failure: ...``.
 """
 from __future__ import annotations
 

@@ -92,8 +92,15 @@ def _root(pg, rank, group_rank, kind, name):
     return int(group_rank)
 
 
-def _run(pg, reqs, name, finish, async_op, outputs=()):
-    work = Work(reqs, name, pg._ch.timeout, finish, outputs)
+def _rooted(tensor, group, rank, group_rank, kind, name):
+    """(process group, root's group rank) of a rooted collective; (None, None) off the group."""
+    check_tensor(tensor)
+    pg = _group(group, name)
+    return (None, None) if pg is None else (pg, _root(pg, rank, group_rank, kind, name))
+
+
+def _run(pg, hdr, reqs, name, finish, async_op, outputs=()):
+    work = Work(reqs, name, pg._ch.timeout, finish, outputs, header=hdr)
     if async_op:
         return work
     work.wait()
@@ -144,51 +151,47 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     if pg is None:
         return None
     a = buffer(tensor)
-    _mpi.check_headers(pg._ch, "all_reduce", a, op=op.name, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, "all_reduce", a, op=op.name, group_ranks=pg._ranks, defer=async_op)
     comm, mop = pg._ch.comm, _mpi_op(op, a.dtype)
     if mop is None:
         req, stack = _gathered_reduce(comm, a, op, pg)
-        return _run(pg, [req], "all_reduce", lambda: store(tensor, _reduce_stack(stack, op)), async_op, [tensor])
+        return _run(pg, hdr, [req], "all_reduce", lambda: store(tensor, _reduce_stack(stack, op)), async_op, [tensor])
     req = comm.Iallreduce(_mpi.mpi().IN_PLACE, [a, _mpi.mpi_dtype(a.dtype)], mop)
-    return _run(pg, [req], "all_reduce", lambda: store(tensor, _avg(a, op, pg.size())), async_op, [tensor])
+    return _run(pg, hdr, [req], "all_reduce", lambda: store(tensor, _avg(a, op, pg.size())), async_op, [tensor])
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
     """Reduce ``tensor`` across the group into rank ``dst``'s tensor (the others' are left as they
     were, which PyTorch does not promise either)."""
-    check_tensor(tensor)
     op = _op(op)
-    pg = _group(group, "reduce")
+    pg, root = _rooted(tensor, group, dst, group_dst, "dst", "reduce")
     if pg is None:
         return None
-    root = _root(pg, dst, group_dst, "dst", "reduce")
     a = buffer(tensor)
-    _mpi.check_headers(pg._ch, "reduce", a, root=root, op=op.name, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, "reduce", a, root=root, op=op.name, group_ranks=pg._ranks, defer=async_op)
     comm, mop, mine = pg._ch.comm, _mpi_op(op, a.dtype), pg.rank() == root
     if mop is None:
         req, stack = _gathered_reduce(comm, a, op, pg)
-        return _run(pg, [req], "reduce", (lambda: store(tensor, _reduce_stack(stack, op))) if mine else None,
+        return _run(pg, hdr, [req], "reduce", (lambda: store(tensor, _reduce_stack(stack, op))) if mine else None,
                     async_op, [tensor])
     MPI, mt = _mpi.mpi(), _mpi.mpi_dtype(a.dtype)
     if mine:
         req = comm.Ireduce(MPI.IN_PLACE, [a, mt], mop, root=root)
-        return _run(pg, [req], "reduce", lambda: store(tensor, _avg(a, op, pg.size())), async_op, [tensor])
+        return _run(pg, hdr, [req], "reduce", lambda: store(tensor, _avg(a, op, pg.size())), async_op, [tensor])
     req = comm.Ireduce([a, mt], None, mop, root=root)
-    return _run(pg, [req], "reduce", None, async_op, [tensor])
+    return _run(pg, hdr, [req], "reduce", None, async_op, [tensor])
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     """Copy rank ``src``'s ``tensor`` into every other rank's ``tensor``."""
-    check_tensor(tensor)
-    pg = _group(group, "broadcast")
+    pg, root = _rooted(tensor, group, src, group_src, "src", "broadcast")
     if pg is None:
         return None
-    root = _root(pg, src, group_src, "src", "broadcast")
     a = buffer(tensor)
-    _mpi.check_headers(pg._ch, "broadcast", a, root=root, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, "broadcast", a, root=root, group_ranks=pg._ranks, defer=async_op)
     req = pg._ch.comm.Ibcast(_bytes(a), root=root)
     finish = None if pg.rank() == root else (lambda: store(tensor, a))
-    return _run(pg, [req], "broadcast", finish, async_op, [tensor])
+    return _run(pg, hdr, [req], "broadcast", finish, async_op, [tensor])
 
 
 def _check_same(ts, ref, name, what="tensor size"):
@@ -220,10 +223,20 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
                            f"{pg.size()}, got {len(tensor_list)})")
     _check_same(tensor_list, tensor, "ProcessGroupMPI::allgather")
     a = np.ascontiguousarray(tensor._data)
-    _mpi.check_headers(pg._ch, "all_gather", a, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, "all_gather", a, group_ranks=pg._ranks, defer=async_op)
     stack = np.empty((pg.size(),) + a.shape, a.dtype)
     req = pg._ch.comm.Iallgather(_bytes(a), _bytes(stack))
-    return _run(pg, [req], "all_gather", lambda: _store_rows(tensor_list, stack), async_op, tensor_list)
+    return _run(pg, hdr, [req], "all_gather", lambda: _store_rows(tensor_list, stack), async_op, tensor_list)
+
+
+def _check_whole(pg, whole, piece, whole_name, piece_name):
+    """RuntimeError (as PyTorch's gloo) unless ``whole`` has group size x ``piece``'s elements and its dtype."""
+    if whole.numel() != piece.numel() * pg.size():
+        raise RuntimeError(f"{whole_name} tensor size must be equal to world_size times {piece_name} tensor size: "
+                           f"{whole_name.lower()} {tuple(whole.shape)}, {piece_name} {tuple(piece.shape)}, "
+                           f"world_size {pg.size()}")
+    if whole.dtype != piece.dtype:
+        raise RuntimeError(f"{whole_name.lower()} tensor must have the same type as {piece_name} tensor")
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -234,80 +247,71 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     pg = _group(group, "all_gather_into_tensor")
     if pg is None:
         return None
-    if output_tensor.numel() != input_tensor.numel() * pg.size():
-        raise ValueError(f"Output tensor size must be equal to world_size times input tensor size: output "
-                         f"{tuple(output_tensor.shape)}, input {tuple(input_tensor.shape)}, world_size {pg.size()}")
-    if output_tensor.dtype != input_tensor.dtype:
-        raise RuntimeError("output tensor must have the same type as input tensor")
+    _check_whole(pg, output_tensor, input_tensor, "Output", "input")
     a, out = np.ascontiguousarray(input_tensor._data), buffer(output_tensor)
-    _mpi.check_headers(pg._ch, "all_gather_into_tensor", a, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, "all_gather_into_tensor", a, group_ranks=pg._ranks, defer=async_op)
     req = pg._ch.comm.Iallgather(_bytes(a), _bytes(out))
-    return _run(pg, [req], "all_gather_into_tensor", lambda: store(output_tensor, out), async_op, [output_tensor])
+    return _run(pg, hdr, [req], "all_gather_into_tensor", lambda: store(output_tensor, out), async_op, [output_tensor])
+
+
+def _check_root_list(pg, mine, tensors, tensor, op, role, kind):
+    """PyTorch's checks of ``gather_list``/``scatter_list``: given (one per rank, like ``tensor``) on
+    the root only."""
+    name = f"{op}_list"
+    if not mine:
+        if tensors:
+            raise ValueError(f"Argument ``{name}`` must NOT be specified on non-{role} ranks.")
+        return
+    if tensors is None:
+        raise ValueError(f"Argument ``{name}`` must be specified on {role} rank.")
+    check_tensor_list(tensors, name)
+    if len(tensors) != pg.size():
+        raise RuntimeError(f"ProcessGroupMPI::{op}: Incorrect {kind} list size {len(tensors)}. {kind.capitalize()} "
+                           f"list size should be {pg.size()}, same as size of the process group.")
+    _check_same(tensors, tensor, f"ProcessGroupMPI::{op}")
 
 
 def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group_dst=None):
     """Every rank's ``tensor`` into ``gather_list`` on rank ``dst`` (which must give one; the others
     must not)."""
-    check_tensor(tensor)
-    pg = _group(group, "gather")
+    pg, root = _rooted(tensor, group, dst, group_dst, "dst", "gather")
     if pg is None:
         return None
-    root = _root(pg, dst, group_dst, "dst", "gather")
     mine = pg.rank() == root
-    if mine:
-        if gather_list is None:
-            raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-        check_tensor_list(gather_list, "gather_list")
-        if len(gather_list) != pg.size():
-            raise RuntimeError(f"ProcessGroupMPI::gather: Incorrect output list size {len(gather_list)}. Output "
-                               f"list size should be {pg.size()}, same as size of the process group.")
-        _check_same(gather_list, tensor, "ProcessGroupMPI::gather")
-    elif gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    _check_root_list(pg, mine, gather_list, tensor, "gather", "destination", "output")
     a = np.ascontiguousarray(tensor._data)
-    _mpi.check_headers(pg._ch, "gather", a, root=root, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, "gather", a, root=root, group_ranks=pg._ranks, defer=async_op)
     stack = np.empty((pg.size(),) + a.shape, a.dtype) if mine else None
     req = pg._ch.comm.Igather(_bytes(a), _bytes(stack) if mine else None, root=root)
     finish = (lambda: _store_rows(gather_list, stack)) if mine else None
-    return _run(pg, [req], "gather", finish, async_op, list(gather_list or []))
+    return _run(pg, hdr, [req], "gather", finish, async_op, list(gather_list or []))
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
     """Rank ``src``'s ``scatter_list[i]`` into rank i's ``tensor``."""
-    check_tensor(tensor)
-    pg = _group(group, "scatter")
+    pg, root = _rooted(tensor, group, src, group_src, "src", "scatter")
     if pg is None:
         return None
-    root = _root(pg, src, group_src, "src", "scatter")
     mine = pg.rank() == root
-    if mine:
-        if scatter_list is None:
-            raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-        check_tensor_list(scatter_list, "scatter_list")
-        if len(scatter_list) != pg.size():
-            raise RuntimeError(f"ProcessGroupMPI::scatter: Incorrect input list size {len(scatter_list)}. Input "
-                               f"list size should be {pg.size()}, same as size of the process group.")
-        _check_same(scatter_list, tensor, "ProcessGroupMPI::scatter")
-    elif scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    _check_root_list(pg, mine, scatter_list, tensor, "scatter", "source", "input")
     out = buffer(tensor)
-    _mpi.check_headers(pg._ch, "scatter", out, root=root, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, "scatter", out, root=root, group_ranks=pg._ranks, defer=async_op)
     send = np.stack([np.ascontiguousarray(t._data) for t in scatter_list]) if mine else None
     req = pg._ch.comm.Iscatter(_bytes(send) if mine else None, _bytes(out), root=root)
-    return _run(pg, [req], "scatter", lambda: store(tensor, out), async_op, [tensor])
+    return _run(pg, hdr, [req], "scatter", lambda: store(tensor, out), async_op, [tensor])
 
 
 def _reduce_scatter_arrays(pg, name, stack, out, op, output_tensor, async_op):
     """Reduce ``stack`` (``(size, *chunk)``) across ranks; this rank's chunk into ``out``."""
-    _mpi.check_headers(pg._ch, name, stack, op=op.name, group_ranks=pg._ranks)
+    hdr = _mpi.check_headers(pg._ch, name, stack, op=op.name, group_ranks=pg._ranks, defer=async_op)
     comm, mop = pg._ch.comm, _mpi_op(op, stack.dtype)
     if mop is None:  # gather everyone's chunk for this rank, then reduce with NumPy
         mine = np.empty((pg.size(),) + out.shape, out.dtype)
         req = comm.Ialltoall(_bytes(stack), _bytes(mine))
-        return _run(pg, [req], name, lambda: store(output_tensor, _reduce_stack(mine, op)), async_op,
+        return _run(pg, hdr, [req], name, lambda: store(output_tensor, _reduce_stack(mine, op)), async_op,
                     [output_tensor])
     req = comm.Ireduce_scatter_block([stack, _mpi.mpi_dtype(stack.dtype)], [out, _mpi.mpi_dtype(out.dtype)], mop)
-    return _run(pg, [req], name, lambda: store(output_tensor, _avg(out, op, pg.size())), async_op, [output_tensor])
+    return _run(pg, hdr, [req], name, lambda: store(output_tensor, _avg(out, op, pg.size())), async_op, [output_tensor])
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
@@ -334,11 +338,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     pg = _group(group, "reduce_scatter_tensor")
     if pg is None:
         return None
-    if input.numel() != output.numel() * pg.size():
-        raise ValueError(f"Input tensor size must be equal to world_size times output tensor size: input "
-                         f"{tuple(input.shape)}, output {tuple(output.shape)}, world_size {pg.size()}")
-    if output.dtype != input.dtype:
-        raise RuntimeError("input tensor must have the same type as output tensor")
+    _check_whole(pg, input, output, "Input", "output")
     stack = np.ascontiguousarray(input._data).reshape((pg.size(),) + tuple(output.shape))
     return _reduce_scatter_arrays(pg, "reduce_scatter_tensor", stack, buffer(output), op, output, async_op)
 
@@ -366,7 +366,8 @@ def _alltoallv(pg, name, ins, outs, out_tensors, async_op, whole=None):
     dtypes = {a.dtype for a in ins + outs}
     if len(dtypes) > 1:
         raise RuntimeError(f"{name}: tensors must all have the same dtype, got {sorted(d.name for d in dtypes)}")
-    _mpi.check_headers(pg._ch, name, ins[0] if ins else None, same_shape=False, group_ranks=pg._ranks)
+    # checked before the transfer even when async: the byte counts are exchanged by a blocking call
+    hdr = _mpi.check_headers(pg._ch, name, ins[0] if ins else None, same_shape=False, group_ranks=pg._ranks)
     scounts = [a.nbytes for a in ins]
     rcounts = [a.nbytes for a in outs]
     sbuf = np.concatenate([a.reshape(-1).view(np.uint8) for a in ins]) if ins else np.empty(0, np.uint8)
@@ -387,7 +388,7 @@ def _alltoallv(pg, name, ins, outs, out_tensors, async_op, whole=None):
                 store(t, o)
         if whole is not None:
             store(whole[0], whole[1])
-    return _run(pg, [req], name, finish, async_op, out_tensors if whole is None else [whole[0]])
+    return _run(pg, hdr, [req], name, finish, async_op, out_tensors if whole is None else [whole[0]])
 
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False):
@@ -426,8 +427,8 @@ def barrier(group=None, async_op=False, device_ids=None):
     pg = _group(group, "barrier")
     if pg is None:
         return None
-    _mpi.check_headers(pg._ch, "barrier", None, group_ranks=pg._ranks)
-    return _run(pg, [pg._ch.comm.Ibarrier()], "barrier", None, async_op)
+    hdr = _mpi.check_headers(pg._ch, "barrier", None, group_ranks=pg._ranks, defer=async_op)
+    return _run(pg, hdr, [pg._ch.comm.Ibarrier()], "barrier", None, async_op)
 
 
 def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):

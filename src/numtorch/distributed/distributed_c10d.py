@@ -93,6 +93,7 @@ class ProcessGroup:
     def _free(self):
         comm = self._ch.comm
         self._ch.ctrl.Free()
+        self._ch.p2p.Free()
         if comm != _mpi.mpi().COMM_WORLD:
             comm.Free()
 
@@ -119,7 +120,14 @@ class GroupMember(metaclass=_WorldMeta):
     a rank outside the new group)."""
 
 
-_NON_MEMBER = object()
+class _NonGroupMember:
+    """What ``new_group`` returns to ranks outside the group (PyTorch's ``GroupMember.NON_GROUP_MEMBER``)."""
+
+    def __repr__(self):
+        return "GroupMember.NON_GROUP_MEMBER"
+
+
+_NON_MEMBER = _NonGroupMember()
 
 
 class _State:
@@ -238,7 +246,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     pg = ProcessGroup(comm, range(n), name, seconds, group_name or "0")
     _state.default, _state.groups, _state.backend = pg, [pg], name
     _mpi.set_world(pg._ch)
-    _mpi.install_excepthook(pg.rank(), seconds)
+    _mpi.install_excepthook(pg.rank())
     # the first collective: every rank has joined (or the timeout reports who has not)
     _mpi.check_headers(pg._ch, "init_process_group", None)
 

@@ -20,15 +20,13 @@ from ._work import Work
 from .collectives import buffer, check_tensor, store
 from .distributed_c10d import resolve, warn_not_in_group
 
-__all__ = ["send", "recv", "isend", "irecv", "broadcast_object_list", "all_gather_object", "gather_object",
-           "scatter_object_list"]
+__all__ = ["send", "recv", "isend", "irecv", "P2POp", "batch_isend_irecv", "broadcast_object_list",
+           "all_gather_object", "gather_object", "scatter_object_list"]
 
 
 def _p2p_comm(pg):
-    """The group's communicator for user point-to-point messages (made on first use)."""
-    if getattr(pg, "_p2p", None) is None:
-        pg._p2p = pg._ch.comm.Dup()
-    return pg._p2p
+    """The group's communicator for user point-to-point messages."""
+    return pg._ch.p2p
 
 
 def _peer(pg, rank, group_rank, kind):
@@ -51,14 +49,21 @@ def _peer(pg, rank, group_rank, kind):
     return peer
 
 
-def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
-    """Start sending ``tensor`` to rank ``dst``; returns a Work (``wait()`` before changing the tensor)."""
+def _start(tensor, group, rank, group_rank, kind, name):
+    """(process group, peer's group rank) of a transfer, or (None, None) when this rank is not in it."""
     check_tensor(tensor)
     pg = resolve(group)
     if pg is None:
-        warn_not_in_group("isend")
+        warn_not_in_group(name)
+        return None, None
+    return pg, _peer(pg, rank, group_rank, kind)
+
+
+def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
+    """Start sending ``tensor`` to rank ``dst``; returns a Work (``wait()`` before changing the tensor)."""
+    pg, peer = _start(tensor, group, dst, group_dst, "dst", "isend")
+    if pg is None:
         return None
-    peer = _peer(pg, dst, group_dst, "dst")
     if peer is None:
         raise ValueError("dst or group_dst must be given")
     a = np.ascontiguousarray(tensor._data).copy()  # the message owns its bytes, as PyTorch's send does
@@ -76,12 +81,9 @@ def send(tensor, dst=None, group=None, tag=0, group_dst=None) -> None:
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     """Start receiving into ``tensor`` from rank ``src`` (any rank when None); returns a Work whose
     ``source_rank()`` names the sender. The message must have ``tensor``'s size in bytes."""
-    check_tensor(tensor)
-    pg = resolve(group)
+    pg, peer = _start(tensor, group, src, group_src, "src", "irecv")
     if pg is None:
-        warn_not_in_group("irecv")
         return None
-    peer = _peer(pg, src, group_src, "src")
     MPI = _mpi.mpi()
     comm, a = _p2p_comm(pg), buffer(tensor)
     want = a.nbytes
@@ -144,6 +146,27 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None) -> int:
         return -1
     work.wait()
     return work.source_rank()
+
+
+class P2POp:
+    """``torch.distributed.P2POp(op, tensor, peer=None, group=None, tag=0, group_peer=None)``: one
+    transfer for :func:`batch_isend_irecv` (``op`` is ``isend`` or ``irecv``)."""
+
+    def __init__(self, op, tensor, peer=None, group=None, tag=0, group_peer=None):
+        if op not in (isend, irecv):
+            raise ValueError("Invalid ``op``. Expected ``op`` to be of type ``torch.distributed.isend`` or "
+                             "``torch.distributed.irecv``.")
+        check_tensor(tensor)
+        self.op, self.tensor, self.peer, self.group, self.tag, self.group_peer = op, tensor, peer, group, tag, \
+            group_peer
+
+
+def batch_isend_irecv(p2p_op_list) -> list:
+    """Start every transfer of ``p2p_op_list`` (P2POps); returns their Works, in order."""
+    if not isinstance(p2p_op_list, list) or not all(isinstance(p, P2POp) for p in p2p_op_list):
+        raise ValueError("Invalid ``p2p_op_list``. Each op is expected to to be of type "
+                         "``torch.distributed.P2POp``.")
+    return [p.op(p.tensor, p.peer, p.group, p.tag, p.group_peer) for p in p2p_op_list]
 
 
 # --------------------------------------------------------------------------------------- objects
