@@ -232,10 +232,11 @@ def prog_syncbn():
 
 
 def prog_zero():
-    """ZeroRedundancyOptimizer(Adam) under DDP; rank 0 saves the consolidated optimizer state."""
+    """ZeroRedundancyOptimizer(Adam) under DDP (static_graph=True); rank 0 saves the consolidated optimizer
+    state."""
     X, y = data(23, 6, 3, 4)
     torch.manual_seed(600 + RANK)
-    model = wrap(mlp(), bucket_cap_mb=0.002)
+    model = wrap(mlp(), bucket_cap_mb=0.002, static_graph=True)
     if SINGLE:
         opt = torch.optim.Adam(model.parameters(), lr=0.01)
     else:
