@@ -301,8 +301,33 @@ def prog_api():
     np.savez(os.path.join(OUT, f"api_rank{RANK}.npz"), facts=np.array(facts))
 
 
+def prog_subgroup():
+    """On 3 ranks: DDP over new_group([1, 2]) (rank 0 stays out): rank 1's weights are broadcast to rank 2."""
+    if SINGLE or WORLD != 3:
+        return
+    group = dist.new_group([1, 2])
+    if RANK == 0:
+        return
+    X, y = data(23, 6, 3, 8)
+    torch.manual_seed(700 + RANK)
+    model = DDP(mlp(), process_group=group, bucket_cap_mb=0.002)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    for step in range(3):
+        s = torch.utils.data.DistributedSampler(range(len(X)), num_replicas=2, rank=RANK - 1, seed=7)
+        s.set_epoch(step)
+        idx = list(s)
+        loss = F.cross_entropy(model(torch.tensor(X[idx])), torch.tensor(y[idx]))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    save("subgroup", losses, model.module)
+
+
 PROGRAMS = {"mlp": prog_mlp, "nosync": prog_nosync, "unused": prog_unused, "gpt": prog_gpt, "syncbn": prog_syncbn,
-            "zero": prog_zero, "errors": prog_errors, "api": prog_api}
+            "zero": prog_zero, "errors": prog_errors, "api": prog_api,
+            "subgroup": prog_subgroup}
 
 for name, fn in PROGRAMS.items():
     if ONLY is None or name in ONLY:

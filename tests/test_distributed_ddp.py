@@ -108,6 +108,17 @@ def test_same_as_one_process_on_the_full_batch(runs, world, prog):
                 np.testing.assert_array_equal(r[k], ranks[0][k])
 
 
+def test_ddp_on_a_subgroup_as_torch(runs):
+    """process_group=new_group([1, 2]) on 3 ranks: ranks 1 and 2 train as PyTorch's do, from rank 1's weights."""
+    for r in (1, 2):
+        assert_same(load(runs, "numtorch", 3, "subgroup", r), load(runs, "torch", 3, "subgroup", r),
+                    what=f"subgroup rank {r}")
+    a, b = load(runs, "numtorch", 3, "subgroup", 1), load(runs, "numtorch", 3, "subgroup", 2)
+    for k in a.files:
+        if k.startswith("sd."):
+            np.testing.assert_array_equal(a[k], b[k])
+
+
 @pytest.mark.parametrize("world", [2, 3])
 def test_errors_as_torch_ddp(runs, world):
     """A parameter left out of the loss without find_unused_parameters: the next forward raises

@@ -43,15 +43,15 @@ class _api:  # the distributed API the Reducer needs, without importing the pack
     default_group = staticmethod(distributed_c10d.default_group)
 
 
-def broadcast_coalesced(tensors, src, group):
-    """Broadcast ``tensors`` (in place) from ``src`` as one message per dtype (PyTorch's
-    ``_broadcast_coalesced``: many small buffers cost one collective, not one each)."""
+def broadcast_coalesced(tensors, group_src, group):
+    """Broadcast ``tensors`` (in place) from rank ``group_src`` of ``group`` as one message per dtype
+    (PyTorch's ``_broadcast_coalesced``: many small buffers cost one collective, not one each)."""
     by_dtype = {}
     for t in tensors:
         by_dtype.setdefault(t._data.dtype, []).append(t)
     for dtype, ts in by_dtype.items():
         flat = _make(np.concatenate([t._data.reshape(-1) for t in ts]) if ts else np.zeros(0, dtype))
-        _dist().broadcast(flat, src, group=group)
+        _dist().broadcast(flat, group=group, group_src=group_src)
         off = 0
         for t in ts:
             n = t._data.size

@@ -136,7 +136,7 @@ class Reducer:
         got = set(order)
         order += [i for i in reversed(range(len(self.params))) if i not in got]  # unused ones, if any
         box = [order]
-        self.dist.broadcast_object_list(box, src=0, group=self.group)
+        self.dist.broadcast_object_list(box, group=self.group, group_src=0)
         self.rebuilt = True
         self._set_buckets(assign_buckets(self.params, box[0], [self.first_bucket_bytes, self.bucket_bytes]))
         return True

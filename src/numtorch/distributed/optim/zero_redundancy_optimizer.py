@@ -108,8 +108,7 @@ class ZeroRedundancyOptimizer(Optimizer):
         loss = self.optim.step(closure=closure, **kwargs) if closure is not None else self.optim.step(**kwargs)
         self._sync_param_groups(self.optim.param_groups, self.param_groups)
         for r, groups in enumerate(self._partition_parameters()):
-            src = distributed_c10d.get_global_rank(self.process_group, r)
-            broadcast_coalesced([p for g in groups for p in g["params"]], src, self.process_group)
+            broadcast_coalesced([p for g in groups for p in g["params"]], r, self.process_group)
         return loss
 
     # --------------------------------------------------------------------------- state dicts
