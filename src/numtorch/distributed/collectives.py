@@ -82,8 +82,8 @@ def _root(pg, rank, group_rank, kind, name):
         raise ValueError(f"Can't specify both {kind} and group_{kind}")
     if group_rank is None:
         rank = 0 if rank is None else int(rank)
-        if pg is not None and rank not in pg._ranks:
-            if rank < 0 or rank >= max(pg._ranks) + 1 or pg is resolve(None):
+        if rank not in pg._ranks:
+            if pg is resolve(None):  # PyTorch's backends check the root of the default group
                 raise RuntimeError(f"{name}: invalid root rank: {rank}")
             raise ValueError(f"Global rank {rank} is not part of group {pg}")
         return pg._ranks.index(rank)
