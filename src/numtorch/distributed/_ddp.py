@@ -30,12 +30,10 @@ _MB = 1024 * 1024
 _DEFAULT_BUCKET_CAP_MB = 25
 
 
-def _dist():
-    """The collectives DDP calls (``all_reduce``, ``broadcast``, ``all_gather_object``, ...), as one namespace."""
-    return _api
+class _api:
+    """The collectives DDP and its Reducer call, as one namespace (importing the ``distributed`` package
+    here would be an import circle; the benchmark wraps ``all_reduce`` here to time it)."""
 
-
-class _api:  # the distributed API the Reducer needs, without importing the package (no import circle)
     all_reduce, broadcast = staticmethod(collectives.all_reduce), staticmethod(collectives.broadcast)
     all_gather_object = staticmethod(p2p.all_gather_object)
     broadcast_object_list = staticmethod(p2p.broadcast_object_list)
@@ -51,7 +49,7 @@ def broadcast_coalesced(tensors, group_src, group):
         by_dtype.setdefault(t._data.dtype, []).append(t)
     for dtype, ts in by_dtype.items():
         flat = _make(np.concatenate([t._data.reshape(-1) for t in ts]) if ts else np.zeros(0, dtype))
-        _dist().broadcast(flat, group=group, group_src=group_src)
+        _api.broadcast(flat, group=group, group_src=group_src)
         off = 0
         for t in ts:
             n = t._data.size
@@ -89,7 +87,7 @@ class DistributedDataParallel(Module):
                  skip_all_reduce_unused_params=False, bucket_cap_mb_list=None, batched_grad_copy=False,
                  forward_sync_buffers=None):
         super().__init__()
-        dist = _dist()
+        dist = _api
         self.process_group = dist.default_group() if process_group is None else process_group
         ignore = set(getattr(module, "_ddp_params_and_buffers_to_ignore", ()))
         self.parameters_to_ignore = ignore
@@ -135,7 +133,7 @@ class DistributedDataParallel(Module):
     def _verify_param_shapes(self, params):
         """Every rank must wrap the same model: compare parameter shapes (PyTorch's
         ``_verify_param_shape_across_processes``)."""
-        dist = _dist()
+        dist = _api
         mine = [tuple(p.shape) for p in params]
         everyone = [None] * dist.get_world_size(self.process_group)
         dist.all_gather_object(everyone, mine, group=self.process_group)
