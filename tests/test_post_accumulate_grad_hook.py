@@ -86,3 +86,22 @@ def test_callback_error_propagates_and_state_is_clean():
         w.sum().backward()
     with pytest.raises(RuntimeError, match="Final callbacks"):  # no frame left behind
         nt.autograd.Variable._execution_engine.queue_callback(print)
+
+
+def test_hooks_are_not_pickled_or_deepcopied():
+    """A model whose parameters carry hooks (as under DistributedDataParallel) still pickles, and copies
+    come without the hooks, as in PyTorch."""
+    import copy
+    import pickle
+    for lib in (nt, torch):
+        lin = lib.nn.Linear(2, 2)
+        lin.weight.extra = "kept"
+        for p in lin.parameters():
+            p.register_post_accumulate_grad_hook(lambda p: None)
+        back = pickle.loads(pickle.dumps(lin))
+        t = lib.ones(2, requires_grad=True)
+        t.register_post_accumulate_grad_hook(lambda t: None)
+        t.note = 1
+        c = copy.deepcopy(t)
+        assert back.weight._post_accumulate_grad_hooks is None and back.weight.extra == "kept"
+        assert c._post_accumulate_grad_hooks is None and c.note == 1
