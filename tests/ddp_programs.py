@@ -298,7 +298,13 @@ def prog_api():
             facts.append("no error")
         except Exception as e:  # the type, and the message's first sentence
             facts.append(f"{type(e).__name__}: {str(e).split('.')[0]}")
-    np.savez(os.path.join(OUT, f"api_rank{RANK}.npz"), facts=np.array(facts))
+    shape_error = ""
+    if LIB == "numtorch":  # (PyTorch's gloo check hangs on this, so it is numtorch's alone)
+        try:
+            DDP(nn.Linear(3, 2 + (RANK == WORLD - 1)))
+        except RuntimeError as e:
+            shape_error = str(e)
+    np.savez(os.path.join(OUT, f"api_rank{RANK}.npz"), facts=np.array(facts), shape_error=shape_error)
 
 
 def prog_subgroup():

@@ -132,11 +132,14 @@ def test_errors_as_torch_ddp(runs, world):
 
 def test_wrapper_api_as_torch_ddp(runs):
     """state_dict keys with the ``module.`` prefix, isinstance, ``.module``, ``device_ids``, and the
-    constructor's errors (device_ids/output_device with a CPU module, no trainable parameter)."""
+    constructor's errors (device_ids/output_device with a CPU module, no trainable parameter; and,
+    numtorch's alone, parameter shapes that differ across ranks)."""
     for w in (2, 3):
         facts = list(load(runs, "numtorch", w, "api")["facts"])
         assert facts == list(load(runs, "torch", w, "api")["facts"])
         assert facts[0].startswith("module.0.weight") and "ValueError" in facts[6] and "RuntimeError" in facts[8]
+        for r in range(w):  # a rank whose model differs: every rank's constructor raises
+            assert "DDP expects same model across all ranks" in str(load(runs, "numtorch", w, "api", r)["shape_error"])
 
 
 def test_buckets_and_torch_syncbn_on_cpu(runs):
