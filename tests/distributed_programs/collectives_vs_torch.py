@@ -199,6 +199,14 @@ if n > 1:
         assert senders == list(range(1, n)), senders
     else:
         ndist.send(nt.full((2,), float(r)), 0)
+    if r == 0:  # a message of the wrong size is refused, not truncated
+        ndist.send(nt.zeros(3), 1, tag=99)
+    elif r == 1:
+        try:
+            ndist.recv(nt.zeros(2), 0, tag=99)
+            raise AssertionError("recv of a 12-byte message into 8 bytes did not raise")
+        except RuntimeError as e:
+            assert "has 12 bytes but the receiving tensor has 8" in str(e), e
     try:
         ndist.send(nt.zeros(1), r)
     except ValueError as e:
