@@ -62,6 +62,7 @@ class Tensor:
     __slots__ = ("_data", "_rg", "_grad", "grad_fn", "_output_nr", "_vc", "_base", "_view_version", "_hooks",
                  "__dict__", "__weakref__")
     __array_priority__ = 1000  # NumPy scalars/arrays defer to Tensor's reflected operators, as in PyTorch
+    _post_accumulate_grad_hooks = None  # a leaf's register_post_accumulate_grad_hook dict (in its __dict__)
 
     def __init__(self, *args, **kwargs):
         if hasattr(self, "_data"):  # a subclass's __new__ already made it (x.as_subclass(cls)): as in PyTorch,
@@ -352,15 +353,25 @@ class Tensor:
         memo[id(self)] = new
         if self._grad is not None:
             new._grad = copy.deepcopy(self._grad, memo)
-        if self.__dict__:
-            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        state = _python_state(self)
+        if state:
+            new.__dict__.update(copy.deepcopy(state, memo))
         return new
 
     def __reduce_ex__(self, proto):
-        return (_rebuild_tensor, (self._data, self._rg, dict(self.__dict__) or None))
+        return (_rebuild_tensor, (self._data, self._rg, _python_state(self)))
 
     def __setstate__(self, state):
         pass
+
+
+def _python_state(t):
+    """The user's Python attributes of ``t`` (its ``__dict__``) for pickling and deepcopy, or None;
+    post-accumulate-grad hooks stay behind, as in PyTorch (where they are not Python attributes)."""
+    d = t.__dict__
+    if "_post_accumulate_grad_hooks" in d:
+        d = {k: v for k, v in d.items() if k != "_post_accumulate_grad_hooks"}
+    return dict(d) or None
 
 
 def _rebuild_tensor(data, requires_grad, state=None, cls=None):

@@ -37,7 +37,8 @@ def _bind_inplace(module, spec: str):
 
 
 # ---- autograd -----------------------------------------------------------------------------------
-_bind(tensor_api, "backward register_hook retain_grad requires_grad_ detach detach_")
+_bind(tensor_api, "backward register_hook register_post_accumulate_grad_hook retain_grad requires_grad_ detach "
+                  "detach_")
 
 # ---- in-place writes and conversions (_ops/_inplace.py, _ops/_convert.py) ------------------------
 _bind(_ip, "copy_ zero_ fill_")

@@ -1,7 +1,7 @@
 """``numtorch.autograd`` (mirrors ``torch.autograd``): Function, backward, grad, grad modes, gradcheck."""
 import importlib
 
-from . import function, graph, grad_mode, forward_ad
+from . import engine, function, graph, grad_mode, forward_ad
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
@@ -15,6 +15,13 @@ __all__ = ["Function", "FunctionCtx", "backward", "grad", "no_grad", "enable_gra
            "detect_anomaly", "set_detect_anomaly"]
 
 
+class _ExecutionEngine:
+    """``Variable._execution_engine``: PyTorch's handle on the autograd engine; ``queue_callback(fn)``
+    runs ``fn()`` at the end of the backward pass now running."""
+
+    queue_callback = staticmethod(engine.queue_callback)
+
+
 class _VariableMeta(type):
     def __instancecheck__(cls, instance) -> bool:
         return isinstance(instance, Tensor)  # every Tensor is a Variable, as in PyTorch
@@ -23,6 +30,8 @@ class _VariableMeta(type):
 class Variable(metaclass=_VariableMeta):
     """Deprecated alias kept for old programs: ``Variable(t)`` returns ``t``; ``isinstance(t, Variable)`` is
     True for every Tensor."""
+
+    _execution_engine = _ExecutionEngine()
 
     def __new__(cls, data, requires_grad=False):
         if requires_grad:

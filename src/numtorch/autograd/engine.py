@@ -7,6 +7,7 @@ accumulates into the ``.grad`` of leaves. A chain of 100,000 ops is fine.
 """
 from __future__ import annotations
 
+import threading
 from sys import getrefcount
 
 import numpy as np
@@ -17,7 +18,7 @@ from .grad_mode import _State, enable_grad, no_grad
 from .anomaly_mode import _state as _anomaly
 from .graph import Node, _edge
 
-__all__ = ["backward", "grad", "run_backward"]
+__all__ = ["backward", "grad", "run_backward", "queue_callback"]
 
 
 def _as_grad(t, g, i, graph=False):
@@ -103,7 +104,42 @@ def run_backward(roots, grads, retain_graph=False, capture=None, accumulate=True
     return _run(roots, grads, retain_graph, capture, accumulate, None)
 
 
+_tls = threading.local()  # per thread: one list of final callbacks per running backward (innermost last)
+
+
+def queue_callback(callback) -> None:
+    """Run ``callback()`` when the backward pass now running finishes (PyTorch's
+    ``Variable._execution_engine.queue_callback``; DistributedDataParallel waits for its gradient
+    reductions this way). RuntimeError outside a backward pass."""
+    frames = getattr(_tls, "callbacks", None)
+    if not frames:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    frames[-1].append(callback)
+
+
+def _with_callbacks(work, *args):
+    """``work(*args)`` as one backward pass: callbacks queued meanwhile run after it, in order."""
+    frames = getattr(_tls, "callbacks", None)
+    if frames is None:
+        frames = _tls.callbacks = []
+    callbacks = []
+    frames.append(callbacks)
+    try:
+        result = work(*args)
+        i = 0
+        while i < len(callbacks):  # a callback may queue another one
+            callbacks[i]()
+            i += 1
+    finally:
+        frames.pop()
+    return result
+
+
 def _run(roots, grads, retain_graph, capture, accumulate, runner):
+    return _with_callbacks(_walk, roots, grads, retain_graph, capture, accumulate, runner)
+
+
+def _walk(roots, grads, retain_graph, capture, accumulate, runner):
     buf = {}
     stack = []
     for t, g in zip(roots, grads):
@@ -149,6 +185,8 @@ def _run(roots, grads, retain_graph, capture, accumulate, runner):
                 captured[(n, 0)] = g
             if accumulate:
                 _accumulate(n, g, steal=True)
+                if n._post_accumulate_grad_hooks is not None:
+                    _post_accumulate(n)
             continue
         gl = buf.pop(n)
         if run is not None and n not in run and not any((n, nr) in capture for nr in range(len(gl))):
@@ -301,6 +339,12 @@ def _accumulate(t, g, steal=False):
             gd._vc[0] += 1
 
 
+def _post_accumulate(t):
+    """Run ``t``'s post-accumulate-grad hooks (``hook(t)``, after its ``.grad`` was updated)."""
+    for fn in list(t._post_accumulate_grad_hooks.values()):
+        fn(t)
+
+
 def _tensors(x):
     if isinstance(x, Tensor):
         return [x]
@@ -336,13 +380,19 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if not inputs:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         capture = {_edge(t): t for t in inputs}
-        got = run_backward(tensors, grads, bool(retain_graph), capture, accumulate=False,
-                           create_graph=create_graph)
-        for k, t in capture.items():
-            if k in got:
-                _accumulate(t, got[k])
+        _with_callbacks(_backward_inputs, tensors, grads, bool(retain_graph), capture, create_graph)
         return
     run_backward(tensors, grads, bool(retain_graph), create_graph=create_graph)
+
+
+def _backward_inputs(tensors, grads, retain_graph, capture, create_graph):
+    """``backward(inputs=...)``: accumulate only into the given tensors."""
+    got = run_backward(tensors, grads, retain_graph, capture, accumulate=False, create_graph=create_graph)
+    for k, t in capture.items():
+        if k in got:
+            _accumulate(t, got[k])
+            if t._post_accumulate_grad_hooks is not None:
+                _post_accumulate(t)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,

@@ -1,5 +1,5 @@
-"""The autograd methods of Tensor: ``backward``, ``register_hook``, ``retain_grad``,
-``requires_grad_``, ``detach``, ``detach_`` (bound onto Tensor by ``_tensor_methods.py``)."""
+"""The autograd methods of Tensor: ``backward``, ``register_hook``, ``register_post_accumulate_grad_hook``,
+``retain_grad``, ``requires_grad_``, ``detach``, ``detach_`` (bound onto Tensor by ``_tensor_methods.py``)."""
 from __future__ import annotations
 
 import weakref
@@ -35,6 +35,22 @@ def register_hook(self: Tensor, hook):
         th = node.__dict__.setdefault("_tensor_hooks", {})
         d = th.setdefault(self._output_nr, OrderedDict())
     return add_hook(d, hook)
+
+
+def register_post_accumulate_grad_hook(self: Tensor, hook):
+    """``hook(tensor) -> None`` runs after backward accumulated into this leaf's ``.grad``; returns a
+    removable handle (``torch.Tensor.register_post_accumulate_grad_hook``). Not run by
+    ``autograd.grad``, which accumulates nothing.
+
+    RuntimeError for a tensor that does not require grad or is not a leaf.
+    """
+    if not self._rg:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if self._post_accumulate_grad_hooks is None:
+        self._post_accumulate_grad_hooks = OrderedDict()
+    return add_hook(self._post_accumulate_grad_hooks, hook)
 
 
 def retain_grad(self: Tensor) -> None:

@@ -55,3 +55,7 @@ if "OMPI_COMM_WORLD_RANK" in _os.environ and "RANK" not in _os.environ:
                              ("LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE")):
         if _mpi_name in _os.environ:
             _os.environ[_name] = _os.environ[_mpi_name]
+
+# DistributedDataParallel and SyncBatchNorm live in nn's namespace, which cannot import this layer:
+# these modules install themselves there (nn.parallel.DistributedDataParallel, batchnorm's sync hooks)
+from . import _ddp, _sync_batch_norm, optim  # noqa: E402,F401

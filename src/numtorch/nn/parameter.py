@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from .._dtype import bfloat16, float16, float32, float64
 from .._ops.creation import empty
-from .._tensor import Tensor, _make, _rebuild_tensor
+from .._tensor import Tensor, _make, _python_state, _rebuild_tensor
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin",
            "is_lazy"]
@@ -62,7 +62,7 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, proto):
         # rebuilt as a Parameter (the class travels with the pickle); hooks are never pickled
-        return (_rebuild_tensor, (self._data, self._rg, dict(self.__dict__) or None, type(self)))
+        return (_rebuild_tensor, (self._data, self._rg, _python_state(self), type(self)))
 
 
 class _BufferMeta(type):

@@ -1,4 +1,4 @@
-"""Batch normalization (mirrors ``torch/nn/modules/batchnorm.py``): BatchNorm1d/2d/3d.
+"""Batch normalization (mirrors ``torch/nn/modules/batchnorm.py``): BatchNorm1d/2d/3d, SyncBatchNorm.
 
 State: ``weight``/``bias`` (``affine``), and with ``track_running_stats`` the buffers
 ``running_mean`` (zeros), ``running_var`` (ones) and ``num_batches_tracked`` (int64 0-d). Training
@@ -16,7 +16,14 @@ from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+           "SyncBatchNorm"]
+
+# Set by ``distributed/_sync_batch_norm.py`` (nn cannot import distributed): ``sync_world_size(group)``,
+# the ranks to synchronize with (1 without a process group), and ``sync_batch_norm(input, weight, bias,
+# running_mean, running_var, eps, momentum, group, world_size)``, the cross-rank batch norm.
+sync_world_size = None
+sync_batch_norm = None
 
 
 class _NormBase(Module):
@@ -179,3 +186,57 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     """``BatchNorm3d`` whose ``num_features`` is read from the first input (``torch.nn.LazyBatchNorm3d``)."""
     cls_to_become = BatchNorm3d
     _check_input_dim = BatchNorm3d._check_input_dim
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm whose training statistics are those of the whole batch across all ranks of
+    ``process_group`` (``torch.nn.SyncBatchNorm``); inputs ``(N, C, *)``. Arguments as BatchNorm1d plus
+    ``process_group`` (default: the world). Without an initialized process group, in eval mode, or on
+    one rank it is BatchNorm. PyTorch runs it on GPUs only (ValueError for CPU tensors); numtorch runs
+    it on CPU (see docs/distributed.md). ValueError for inputs of fewer than 2 dims or 0 channels.
+    """
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum=0.1, affine: bool = True,
+                 track_running_stats: bool = True, process_group=None, device=None, dtype=None) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device=device, dtype=dtype)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        if input.size(1) == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        world = sync_world_size(self.process_group) if bn_training and self.training and sync_world_size else 1
+        if world <= 1:
+            return super().forward(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            factor = 1.0 / float(self.num_batches_tracked) if self.momentum is None else self.momentum
+        use_running = self.track_running_stats
+        return sync_batch_norm(input, self.weight, self.bias, self.running_mean if use_running else None,
+                               self.running_var if use_running else None, self.eps, factor, self.process_group,
+                               world)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """``module`` with every BatchNorm*D replaced by a SyncBatchNorm sharing its parameters and buffers
+        (returns a new module when ``module`` itself is a batch norm)."""
+        out = module
+        if isinstance(module, _BatchNorm):
+            out = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,
+                      process_group)
+            if module.affine:
+                out.weight, out.bias = module.weight, module.bias
+            out.running_mean, out.running_var = module.running_mean, module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+            if hasattr(module, "qconfig"):
+                out.qconfig = module.qconfig
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out

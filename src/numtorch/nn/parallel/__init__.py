@@ -1,9 +1,9 @@
 """``numtorch.nn.parallel`` (mirrors ``torch.nn.parallel``): DataParallel and DistributedDataParallel.
 
-numtorch runs in one process on one device, so ``DataParallel`` is PyTorch's no-GPU behaviour (it
-wraps the module as child ``module`` and calls it unchanged, so state_dict keys gain a ``module.``
-prefix) and ``DistributedDataParallel`` is importable but, as in PyTorch without
-``init_process_group``, refuses to be constructed.
+``DataParallel`` is PyTorch's no-GPU behaviour (it wraps the module as child ``module`` and calls it
+unchanged, so state_dict keys gain a ``module.`` prefix). ``DistributedDataParallel`` is implemented in
+``numtorch/distributed/_ddp.py`` (it needs the collectives, a higher layer), which replaces the
+placeholder below with itself when ``numtorch`` is imported.
 """
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ class DataParallel(Module):
 
 
 class DistributedDataParallel(Module):
-    """``torch.nn.parallel.DistributedDataParallel``: raises ValueError, as PyTorch does when the default
-    process group is not initialized (``numtorch.distributed`` has no backend, so it never is)."""
+    """Placeholder until ``numtorch.distributed`` installs the real class (``import numtorch`` does): raises
+    ValueError, as PyTorch does without an initialized default process group."""
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True, *args,
                  **kwargs):
