@@ -160,7 +160,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
                                f"{output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
         mine = _seams._leaves_of(fresh) | lifted
         # a graph for the gradient only when something outside this call could differentiate it
-        keep = entry_grad and _seams._reaches_outside(output, mine)
+        keep = entry_grad and _seams._reaches_outside(output, mine) or _seams._forward_over_reverse()
         grads = _seams._autograd_grad((output,), fresh, create_graph=keep)
     _, spec = tree_flatten(diff)
     g = tree_unflatten(_seams._release(grads, mine, entry_grad), spec)
@@ -211,7 +211,8 @@ def _vjp(func, primals, argnums, has_aux):
         now = is_grad_enabled()
         if create_graph is None:
             create_graph = now
-        keep = create_graph and (outside or any(isinstance(c, Tensor) and c.requires_grad for c in flat_cot))
+        keep = (create_graph and (outside or any(isinstance(c, Tensor) and c.requires_grad for c in flat_cot))
+                or _seams._forward_over_reverse())
         with enable_grad():
             res = _seams._autograd_grad(flat_out, fresh, flat_cot, create_graph=keep, retain_graph=retain_graph)
         return tree_unflatten(_seams._release(res, mine, now), diff_spec)
