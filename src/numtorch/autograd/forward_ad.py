@@ -42,6 +42,8 @@ import functools
 import threading
 from typing import NamedTuple
 
+import numpy as _np
+
 from .._tensor import Tensor, _make
 from . import engine
 from . import function as _function
@@ -304,7 +306,7 @@ def _op_jvp(cls, prims, tans, kwargs, out):
 
 
 def _zeros_for(p):
-    return _make(p._data * 0) if isinstance(p, Tensor) else None
+    return _make(_np.zeros_like(p._data)) if isinstance(p, Tensor) else None
 
 
 def jvp_linear(self, *tangents):
@@ -346,7 +348,7 @@ def jvp_elementwise(self, t, *rest):
             _State.fw = st
         g = engine.graph_runner(node, [t])[0]
     if g is None:
-        return _make(out._data * 0)
+        return _make(_np.zeros_like(out._data))
     return g if keep else _keep_tangents(_make(g._data), g)
 
 
@@ -394,8 +396,8 @@ def _fallback(cls, prims, tans, kwargs, out):
         node = next((o.grad_fn for o in outs if isinstance(o, Tensor) and o.grad_fn is not None), None)
         if node is None:
             return tuple(None for _ in outs)
-        us = [_internal(_make(o._data * 0, True)) if isinstance(o, Tensor) and o.grad_fn is node else None
-              for o in outs]
+        us = [_internal(_make(_np.zeros_like(o._data), True)) if isinstance(o, Tensor) and o.grad_fn is node
+              else None for o in outs]
         try:
             gs = engine.graph_runner(node, [u if u is not None else None for u in us])
             s = None
@@ -417,7 +419,7 @@ def _fallback(cls, prims, tans, kwargs, out):
             continue
         r = next(it)
         if r is None:
-            r = _make(o._data * 0)
+            r = _make(_np.zeros_like(o._data))
         elif not keep:  # nothing the tangent came from requires grad: no graph, as an explicit rule
             r = _keep_tangents(_make(r._data), r)
         res.append(r)
@@ -491,7 +493,7 @@ def zero_tangent(self):
     live = _live(self)
     if live:
         res = _make(self._data)
-        res._fw = {lv: _make(t._data * 0) for lv, t in live.items()}
+        res._fw = {lv: _make(_np.zeros_like(t._data)) for lv, t in live.items()}
         inplace_tangent(self, res)
 
 
