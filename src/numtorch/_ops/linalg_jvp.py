@@ -15,12 +15,15 @@ numtorch ops so tangents can be differentiated again. Formulas (``dA`` the input
   ``X = L1^-1 (P^T dA)_11 U1^-1``, ``dL1 = L1 tril(X, -1)``, ``dU1 = triu(X) U1``; a wide matrix adds
   ``dU2 = L1^-1 ((P^T dA)_12 - dL1 U2)``, a tall one ``dL2 = ((P^T dA)_21 - L2 dU1) U1^-1``; the packed
   tangent is ``dL + dU``.
+* QR ``A = Q R`` (``m >= n``): ``C = Q^H dA R^-1``, ``S = triu(C + C^H)`` with its diagonal halved,
+  ``dR = S R``, ``dQ = dA R^-1 - Q S``; a wide ``A = [X | Y]`` (``R = [U | V]``) takes ``dQ``, ``dU``
+  from ``X`` and ``dV = Q^H (dY - dQ V)``.
 """
 from __future__ import annotations
 
 from .._tensor import Tensor
 from .creation import eye, zeros_like
-from .linalg import LinalgCholeskyExBackward0, LinalgEighBackward0
+from .linalg import LinalgCholeskyExBackward0, LinalgEighBackward0, LinalgQrBackward0
 from .linalg_legacy import LinalgLuFactorExBackward0, TriangularSolveBackward0, lu_unpack
 from .rearrange import cat, diag_embed
 
@@ -90,7 +93,31 @@ def _lu_jvp(self, da):
     return d, None, None
 
 
+def _qr_square_tall(q, r, da):
+    da_rinv = _solve_right(da, r, upper=True)
+    c = q.mH @ da_rinv
+    c = c + c.mH
+    s = c.triu() - diag_embed(c.diagonal(0, -2, -1)) * 0.5
+    return da_rinv - q @ s, s @ r
+
+
+def _qr_jvp(self, da):
+    q, r = self.fw_out
+    mode = self.fw_kwargs["mode"]
+    m, n = da.shape[-2:]
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
+                           "use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    if m >= n:
+        return _qr_square_tall(q, r, da)
+    dq, du = _qr_square_tall(q, r[..., :m], da[..., :m])
+    return dq, cat([du, q.mH @ (da[..., m:] - dq @ r[..., m:])], -1)
+
+
 LinalgCholeskyExBackward0.jvp = _cholesky_jvp
+LinalgQrBackward0.jvp = _qr_jvp
 LinalgEighBackward0.jvp = _eigh_jvp
 TriangularSolveBackward0.jvp = _triangular_solve_jvp
 LinalgLuFactorExBackward0.jvp = _lu_jvp
