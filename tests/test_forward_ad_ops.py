@@ -26,9 +26,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from torch.testing._internal.common_methods_invocations import op_db
 
-NOT_CHECKED = {
-    "nn.functional.pad.replicate_negative": "numtorch's replicate pad refuses negative pads",
-}
+NOT_CHECKED = {}
 _TOL = {torch.float32: 2e-4, torch.float64: 1e-7}
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from .. import _dtype
 from .._dtype import from_np
 from .._tensor import Tensor, _make
+from ..autograd.forward_ad import jvp_linear
 from ..autograd.function import Op
 from ._cast import cast
 from ._window import _as_tensor, _check_tensor, _col2im, _crop, _im2col, _pad_const
@@ -530,6 +531,7 @@ class _EdgePad(Op):
 
     mode = None  # NumPy's name for the mode
     crop_first = False
+    jvp = jvp_linear  # forward AD: padding is linear (the backward's folds have no double backward)
 
     def forward(self, x, *, pads):
         crop, self.grow = _split_pads(pads)
@@ -647,8 +649,12 @@ def pad(input, pad, mode="constant", value=None):
                                f"but got: padding ({lo}, {hi}) at dimension {ax} of input {list(x.shape)}")
         if mode == "circular" and (lo > s + min(hi, 0) or hi > s + min(lo, 0)):
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        if s + min(lo, 0) + min(hi, 0) <= 0 and (lo > 0 or hi > 0):
+        if mode == "circular" and s + min(lo, 0) + min(hi, 0) < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+        if mode == "circular" and s + min(lo, 0) + min(hi, 0) <= 0 and (lo > 0 or hi > 0):
             raise RuntimeError(f"input tensor has a dimension {ax} that would be empty after cropping")
+        if mode != "circular" and nd == 1 and s + lo + hi <= 0:  # reflect/replicate pad first, then crop
+            raise RuntimeError(f"input (W: {s}) is too small. Calculated output W: {s + lo + hi}")
     op = CircularPadBackward0 if mode == "circular" else _EDGE_OPS[(mode, nd)]
     return op.apply(input, pads=pads)
 
