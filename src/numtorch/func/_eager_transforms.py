@@ -11,7 +11,8 @@ its own inputs (``_seams._release``). That gives PyTorch's observable rules: ``g
 an outer transform or a caller's tensor that requires grad can use it.
 
 Inputs and outputs are pytrees of tuples, lists and dicts (``_pytree``). Jacobians are built from the
-two seams in ``_seams.py`` (``_batched`` for rows/columns, ``_jvp_impl`` for forward products).
+two seams in ``_seams.py`` (``_batched`` for rows/columns, ``_jvp_impl`` for forward products, which
+runs forward-mode AD: ``autograd/forward_ad.py``'s dual tensors at a nested level).
 """
 from __future__ import annotations
 
@@ -230,7 +231,10 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``torch.func.jvp``: ``(func(*primals), J @ tangents)`` (``+ (aux,)`` with ``has_aux``).
 
     ``primals`` must be a tuple; ``tangents`` has its structure and shapes. Outputs with the structure
-    of ``func``'s output. Computed by ``_seams._jvp_impl`` (double-vjp today, forward AD later)."""
+    of ``func``'s output. Computed by ``_seams._jvp_impl``: one forward pass of ``func`` over dual tensors
+    (forward-mode AD), in the caller's grad mode. Errors as PyTorch's: RuntimeError for primals that are
+    not a tuple, a structure or shape mismatch, an output independent of the inputs with ``strict``;
+    ValueError for integer primals or tangents."""
     return _jvp(func, primals, tangents, None, strict, has_aux)
 
 
@@ -282,7 +286,7 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
 def linearize(func, *primals):
     """``torch.func.linearize``: ``(func(*primals), jvp_fn)`` where ``jvp_fn(*tangents)`` gives
     ``J @ tangents`` at ``primals``. PyTorch traces the jvp once with make_fx; numtorch re-runs
-    ``_seams._jvp_impl`` on each call (same values). Tangents must match the primals' structure,
+    ``_seams._jvp_impl`` (a forward-AD pass) on each call (same values). Tangents must match the primals' structure,
     shapes and dtypes (RuntimeError otherwise)."""
     output = func(*primals)
     flat_p, p_spec = tree_flatten(primals)

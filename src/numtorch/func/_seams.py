@@ -1,17 +1,19 @@
 """The three places where ``torch.func`` on numtorch meets vmap and forward-mode AD.
 
-numtorch builds its transforms on reverse mode (``autograd.grad``). Two capabilities are being added
-elsewhere, and each plugs in here by replacing ONE function:
+numtorch builds its reverse-mode transforms on ``autograd.grad`` and its forward products on
+``autograd.forward_ad``'s dual levels; each capability plugs in here through ONE function:
 
 * ``_batched(fn, basis, chunk_size)``: evaluates ``fn`` on every slice ``basis[k][i]`` and stacks the
   results. It loops over ``i`` today; with vmap it becomes ``vmap(fn, chunk_size=chunk_size)(*basis)``.
   ``jacrev``/``jacfwd``/``hessian`` and ``autograd.functional``'s ``vectorize=True`` use it for the rows
   (or columns) of a Jacobian; the values do not depend on which version runs.
-* ``_jvp_impl(fn, primals, tangents)``: ``(fn(*primals), J @ tangents)``. Today by the double-vjp
-  trick (the vjp ``u -> J^T u`` is linear in ``u``; differentiating ``<J^T u, t>`` with respect to
-  ``u`` gives ``J t``: two reverse passes, the first with ``create_graph=True``); with forward-mode AD
-  it becomes one forward pass over dual tensors. ``jvp``, ``jacfwd``, ``linearize``, ``hessian`` and
-  ``autograd.functional.jacobian(strategy="forward-mode")`` use it.
+* ``_jvp_impl(fn, primals, tangents)``: ``(fn(*primals), J @ tangents)`` by one forward pass over dual
+  tensors at a new forward-AD level (levels nest: ``jvp(jvp(f))``, ``jacfwd(jacfwd(f))``). A reverse
+  transform inside (``jvp(grad(f))``, ``hessian``) differentiates with ``create_graph=True`` while a
+  level is entered, so its backward runs as recorded ops that carry the tangents (forward over
+  reverse), and ``_release`` keeps the tangents of what it detaches. Batched tensors (inside vmap)
+  carry no tangents, so there the double-vjp trick (``_jvp_double_vjp``) is used. ``jvp``, ``jacfwd``,
+  ``linearize``, ``hessian`` and ``autograd.functional.jacobian(strategy="forward-mode")`` use it.
 * ``_vmap_lift_inputs(inputs)``: called by ``grad``/``grad_and_value``/``vjp`` on their positional
   arguments before making them differentiable. The identity here; under vmap, the vmap module
   replaces it with the function that lifts unbatched inputs to the current vmap level.
