@@ -39,7 +39,7 @@ NOT_IN_NUMTORCH = {name: NOT_YET for name in [
     "__rdiv__", "_batch_norm_with_update", "_native_batch_norm_legit", "_segment_reduce.lengths",
     "_segment_reduce.offsets", "_softmax_backward_data", "_unsafe_masked_index",
     "_unsafe_masked_index_put_accumulate", "_upsample_bilinear2d_aa", "addr", "alias_copy", "as_strided_copy",
-    "as_strided_scatter", "cdouble", "cfloat", "column_stack", "constant_pad_nd", "corrcoef", "cov", "diagflat",
+    "as_strided_scatter", "column_stack", "constant_pad_nd", "corrcoef", "cov", "diagflat",
     "diagonal_copy", "diagonal_scatter", "dist", "dsplit", "expand_copy", "fill", "gradient", "grid_sampler_2d",
     "grid_sampler_3d", "hsplit", "index_reduce.amax", "index_reduce.amin", "index_reduce.mean",
     "index_reduce.prod", "linalg.cond", "linalg.eig", "linalg.eigvals", "linalg.householder_product",
@@ -66,9 +66,9 @@ NOT_IN_NUMTORCH = {name: NOT_YET for name in [
 XFAIL = {
     "lu": "numtorch's first-order backward of torch.lu for a non-square matrix (the sample is 3x5) is not implemented "
           "(RuntimeError)",
-    "nn.functional.pad.replicate_negative": "the sample crops a size-4 dim by 4 and replicate-pads 5 (F.pad(x, (-4, 5, "
-                                            "0, 0), 'replicate')); PyTorch returns values, numtorch's forward raises "
-                                            "RuntimeError ('would be empty after cropping')",
+    "nn.functional.pad.replicate_negative": "the reflect/replicate pads' backward folds the padded edges with "
+                                            "in-place array writes, which have no double backward "
+                                            "(NotImplementedError)",
     "nn.functional.grid_sample": "grid_sample (added with torchvision support) keeps intermediate arrays in its backward, "
                                  "so its double backward raises NotImplementedError; PyTorch supports it",
     "bfloat16": "the output is bfloat16, which torch cannot hand to NumPy (.numpy()) to seed numtorch's inputs",
