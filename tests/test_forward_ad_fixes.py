@@ -76,3 +76,21 @@ def test_negative_pads_as_torch(mode, pad):
     got = numtorch.nn.functional.pad(numtorch.tensor(x), pad, mode).numpy()
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want)
+
+
+@pytest.mark.parametrize("mode,pad", [("reflect", [2, 1, 1, -1]), ("replicate", [-1, 3, 2, 0]), ("circular", [1, 2, 0, 1])])
+def test_pad_double_backward_and_hvp(mode, pad):
+    rng = np.random.default_rng(1)
+    x, v = rng.standard_normal((1, 2, 4, 5)), rng.standard_normal((1, 2, 4, 5))
+    res = []
+    for lib in (torch, numtorch):
+        xt = lib.tensor(x, requires_grad=True)
+        y = lib.nn.functional.pad(xt, pad, mode)
+        wt = lib.tensor(np.random.default_rng(2).standard_normal(tuple(y.shape)))
+        f = lambda z: (lib.nn.functional.pad(z, pad, mode) ** 3 * wt).sum()  # noqa: E731
+        g = lib.autograd.grad(f(xt), xt, create_graph=True)[0]
+        gg = lib.autograd.grad((g * lib.tensor(v)).sum(), xt)[0]
+        hv = lib.func.jvp(lib.func.grad(f), (lib.tensor(x),), (lib.tensor(v),))[1]
+        res.append((gg.numpy(), hv.numpy()))
+    np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-10, atol=1e-10)

@@ -66,9 +66,6 @@ NOT_IN_NUMTORCH = {name: NOT_YET for name in [
 XFAIL = {
     "lu": "numtorch's first-order backward of torch.lu for a non-square matrix (the sample is 3x5) is not implemented "
           "(RuntimeError)",
-    "nn.functional.pad.replicate_negative": "the reflect/replicate pads' backward folds the padded edges with "
-                                            "in-place array writes, which have no double backward "
-                                            "(NotImplementedError)",
     "nn.functional.grid_sample": "grid_sample (added with torchvision support) keeps intermediate arrays in its backward, "
                                  "so its double backward raises NotImplementedError; PyTorch supports it",
     "bfloat16": "the output is bfloat16, which torch cannot hand to NumPy (.numpy()) to seed numtorch's inputs",

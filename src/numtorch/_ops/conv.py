@@ -534,6 +534,7 @@ class _EdgePad(Op):
     jvp = jvp_linear  # forward AD: padding is linear (the backward's folds have no double backward)
 
     def forward(self, x, *, pads):
+        self.pads = pads
         crop, self.grow = _split_pads(pads)
         self.steps = (crop, x.shape)  # how to undo the crop
         lead = ((0, 0),) * (x.ndim - len(pads))
@@ -547,6 +548,12 @@ class _EdgePad(Op):
         return _crop(y, crop)
 
     def backward(self, g):
+        if not isinstance(g, np.ndarray):  # create_graph: the fold as an op whose own backward is this pad
+            return g.apply_tensor_fn(lambda t: PadFoldBackward0.apply(t, pad=self))
+        return self._fold(g)
+
+    def _fold(self, g):
+        """The gradient of the input: each padded edge added back onto its source, the crop undone."""
         crop, shape = self.steps
         if not self.crop_first:
             g = _uncrop(g, shape, crop)
@@ -568,6 +575,20 @@ class _EdgePad(Op):
                 gi[..., :hi] += right
             g = np.moveaxis(gi, -1, ax)
         return _uncrop(g, shape, crop) if self.crop_first else g
+
+
+class PadFoldBackward0(Op):
+    """A reflect/replicate/circular pad's backward (``_EdgePad._fold``) as an op, so pads have a double
+    backward: the fold is linear and its adjoint is the pad itself."""
+
+    jvp = jvp_linear
+
+    def forward(self, g, *, pad):
+        self.pad = pad
+        return pad._fold(g)
+
+    def backward(self, gg):
+        return object.__new__(type(self.pad)).forward(gg, pads=self.pad.pads)
 
 
 class ReflectionPad1DBackward0(_EdgePad):
