@@ -43,6 +43,7 @@ _bind(tensor_api, "backward register_hook register_post_accumulate_grad_hook ret
 # ---- in-place writes and conversions (_ops/_inplace.py, _ops/_convert.py) ------------------------
 _bind(_ip, "copy_ zero_ fill_")
 _bind(_convert, "to type_as cpu cuda float=float_ double half bfloat16 long int=int_ short char byte bool=bool_")
+_bind(_convert, "cfloat cdouble")
 
 # ---- pointwise: binary arithmetic and binary math ------------------------------------------------
 _bind(P, """add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow float_power

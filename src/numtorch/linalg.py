@@ -21,6 +21,7 @@ from ._ops.linalg_solvers import (cond, ldl_factor, ldl_factor_ex, ldl_solve, lu
 from ._ops.linalg import (LinAlgError, cholesky, cholesky_ex, cross, eigh, eigvalsh, inv, inv_ex, lstsq, matrix_exp,
                           matrix_power, matrix_rank, pinv, qr, solve, svd, svdvals, vecdot)
 from ._ops.linalg_legacy import multi_dot
+from ._ops import linalg_jvp as _linalg_jvp  # noqa: F401  (attaches the decompositions' forward-AD rules)
 from ._ops.linalg_norms import matrix_norm, norm, vector_norm
 from ._ops.matmul import matmul
 from ._ops.rearrange import diagonal as _diagonal

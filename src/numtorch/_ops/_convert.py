@@ -65,6 +65,8 @@ short = _caster(_dtype.int16, "short")
 char = _caster(_dtype.int8, "char")
 byte = _caster(_dtype.uint8, "byte")
 bool_ = _caster(_dtype.bool, "bool")
+cfloat = _caster(_dtype.complex64, "cfloat")
+cdouble = _caster(_dtype.complex128, "cdouble")
 
 _BY_TENSOR_TYPE = {d._tensor_type: d for d in _dtype._ALL}  # "torch.FloatTensor" -> float32
 

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.forward_ad import jvp_linear
 from ..autograd.function import Op
 from ._cast import _aten
 from ._out import _out as _out_into
@@ -99,6 +100,7 @@ class ConjPhysicalBackward0(Op):
         return np.conj(a)
 
     backward = forward  # conj is its own adjoint: the gradient is conj(g)
+    jvp = jvp_linear  # forward AD: conj is real-linear, the tangent is conj(t) (the fallback would miss the conj)
 
 
 class ConjBackward0(ConjPhysicalBackward0):

@@ -18,6 +18,7 @@ import numpy as np
 from .. import _dtype
 from .._dtype import from_np
 from .._tensor import Tensor, _make
+from ..autograd.forward_ad import jvp_linear
 from ..autograd.function import Op
 from ._cast import cast
 from ._window import _as_tensor, _check_tensor, _col2im, _crop, _im2col, _pad_const
@@ -532,8 +533,10 @@ class _EdgePad(Op):
 
     mode = None  # NumPy's name for the mode
     crop_first = False
+    jvp = jvp_linear  # forward AD: padding is linear (the backward's folds have no double backward)
 
     def forward(self, x, *, pads):
+        self.pads = pads
         crop, self.grow = _split_pads(pads)
         self.steps = (crop, x.shape)  # how to undo the crop
         lead = ((0, 0),) * (x.ndim - len(pads))
@@ -547,6 +550,12 @@ class _EdgePad(Op):
         return _crop(y, crop)
 
     def backward(self, g):
+        if not isinstance(g, np.ndarray):  # create_graph: the fold as an op whose own backward is this pad
+            return g.apply_tensor_fn(lambda t: PadFoldBackward0.apply(t, pad=self))
+        return self._fold(g)
+
+    def _fold(self, g):
+        """The gradient of the input: each padded edge added back onto its source, the crop undone."""
         crop, shape = self.steps
         if not self.crop_first:
             g = _uncrop(g, shape, crop)
@@ -568,6 +577,20 @@ class _EdgePad(Op):
                 gi[..., :hi] += right
             g = np.moveaxis(gi, -1, ax)
         return _uncrop(g, shape, crop) if self.crop_first else g
+
+
+class PadFoldBackward0(Op):
+    """A reflect/replicate/circular pad's backward (``_EdgePad._fold``) as an op, so pads have a double
+    backward: the fold is linear and its adjoint is the pad itself."""
+
+    jvp = jvp_linear
+
+    def forward(self, g, *, pad):
+        self.pad = pad
+        return pad._fold(g)
+
+    def backward(self, gg):
+        return object.__new__(type(self.pad)).forward(gg, pads=self.pad.pads)
 
 
 class ReflectionPad1DBackward0(_EdgePad):
@@ -649,8 +672,12 @@ def pad(input, pad, mode="constant", value=None):
                                f"but got: padding ({lo}, {hi}) at dimension {ax} of input {list(x.shape)}")
         if mode == "circular" and (lo > s + min(hi, 0) or hi > s + min(lo, 0)):
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        if s + min(lo, 0) + min(hi, 0) <= 0 and (lo > 0 or hi > 0):
+        if mode == "circular" and s + min(lo, 0) + min(hi, 0) < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+        if mode == "circular" and s + min(lo, 0) + min(hi, 0) <= 0 and (lo > 0 or hi > 0):
             raise RuntimeError(f"input tensor has a dimension {ax} that would be empty after cropping")
+        if mode != "circular" and nd == 1 and s + lo + hi <= 0:  # reflect/replicate pad first, then crop
+            raise RuntimeError(f"input (W: {s}) is too small. Calculated output W: {s + lo + hi}")
     op = CircularPadBackward0 if mode == "circular" else _EDGE_OPS[(mode, nd)]
     return op.apply(input, pads=pads)
 

@@ -17,10 +17,10 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
+from ..autograd.forward_ad import jvp_elementwise
 from ..autograd.function import Op
 from ._util import prep2, unbroadcast
-from .creation import full_like
-from .pointwise import _bshape, _out, cast, div, sub, where
+from .pointwise import _bshape, _out, cast, div, sub
 from .unary import clamp, log
 from ._inplace import inplace
 
@@ -602,10 +602,27 @@ def ndtr(input: Tensor) -> Tensor:
     return erfc(input * -0.7071067811865476) * 0.5
 
 
+class SpecialEntrBackward0(Op):
+    """``-x log x``: 0 at 0, ``-inf`` for negative ``x``, nan for nan. Backward PyTorch's
+    ``g * -(1 + log x)`` (inf at 0, nan for negative ``x``, as PyTorch's gradient and forward AD)."""
+    _saves = (0,)
+    jvp = jvp_elementwise  # forward AD (autograd/forward_ad.py): this backward on the tangent
+
+    def forward(self, a):
+        self.saved = a
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(a > 0, -a * np.log(np.where(a > 0, a, 1)), np.where(a == 0, 0, -np.inf))
+        return np.where(np.isnan(a), a, out).astype(a.dtype, copy=False)
+
+    def backward(self, g):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return g * -(1 + np.log(self.saved))
+
+
 def entr(input: Tensor) -> Tensor:
-    """``torch.special.entr``: the elementwise entropy term ``-x log x``; 0 at 0, ``-inf`` for negative ``x``."""
-    return where(input > 0, -xlogy(input, input), where(input == 0, full_like(input, 0.0),
-                                                        full_like(input, float("-inf"))))
+    """``torch.special.entr``: the elementwise entropy term ``-x log x``; 0 at 0, ``-inf`` for negative ``x``
+    (integers are computed in the default float dtype). Backward ``SpecialEntrBackward0``."""
+    return SpecialEntrBackward0.apply(_floating(input))
 
 
 # ------------------------------------------------------------------------------------------------

@@ -42,6 +42,8 @@ import functools
 import threading
 from typing import NamedTuple
 
+import numpy as _np
+
 from .._tensor import Tensor, _make
 from . import engine
 from . import function as _function
@@ -164,7 +166,13 @@ def _strip(t, lv):
     fw = t.__dict__.get("_fw")
     if not fw or not any(k.alive and k.idx >= lv.idx for k in fw):
         return t
-    return _alias(t, {k: v for k, v in fw.items() if k.alive and k.idx < lv.idx})
+    keep = {k: v for k, v in fw.items() if k.alive and k.idx < lv.idx}
+    if t.grad_fn is None and t._rg:  # a leaf (a transform's input): a view, so gradients still reach it
+        a = _view_of(t)
+        if keep:
+            a._fw = keep
+        return a
+    return _alias(t, keep)
 
 
 def _check_float(t, what):
@@ -298,7 +306,7 @@ def _op_jvp(cls, prims, tans, kwargs, out):
 
 
 def _zeros_for(p):
-    return _make(p._data * 0) if isinstance(p, Tensor) else None
+    return _make(_np.zeros_like(p._data)) if isinstance(p, Tensor) else None
 
 
 def jvp_linear(self, *tangents):
@@ -329,39 +337,57 @@ def jvp_elementwise(self, t, *rest):
     x = prims[0]
     if t is None or x._data.dtype.kind != "f" or t._data.dtype.kind != "f" or t.shape != out.shape:
         return _fallback(cls, prims, (t, *rest), self.fw_kwargs, out)
-    keep = _State.enabled and (x._rg or t._rg)
-    xin = x if x._rg else _alias(x, x.__dict__.get("_fw"))
-    xin._rg = True
+    keep = _State.enabled and _any_rg((x, t))
+    xin = x if x._rg else _internal(_alias(x, x.__dict__.get("_fw")))
     st = _State.fw
     with enable_grad():
-        _State.fw = False
+        _State.fw = bool(_live(x))  # outer levels' tangents: the saved output must get its own (nested jvp)
         try:
             node = cls.apply(xin, *prims[1:], **self.fw_kwargs).grad_fn
         finally:
             _State.fw = st
         g = engine.graph_runner(node, [t])[0]
     if g is None:
-        return _make(out._data * 0)
+        return _make(_np.zeros_like(out._data))
     return g if keep else _keep_tangents(_make(g._data), g)
 
 
+def _any_rg(tensors):
+    """Whether a Tensor among ``tensors``, or one of their tangents (at any level), requires grad."""
+    for x in tensors:
+        if isinstance(x, Tensor) and (x._rg or any(_any_rg((v,)) for v in _live(x).values())):
+            return True
+    return False
+
+
 def _keep_tangents(t, src):
-    fw = src.__dict__.get("_fw")
+    """``t`` (a graph-less copy of ``src``) with ``src``'s tangents, graph-less too: nothing they came
+    from requires grad outside (as the caller checked with ``_any_rg``)."""
+    fw = _live(src)
     if fw:
-        t._fw = fw
+        t._fw = {lv: v if not v._rg else _keep_tangents(_make(v._data), v) for lv, v in fw.items()}
+    return t
+
+
+def _internal(t):
+    """Mark a leaf this module made to differentiate through (``_fw_internal``): function transforms do
+    not count a graph reaching it as reaching the caller's tensors."""
+    t._rg = t._fw_internal = True
     return t
 
 
 def _fallback(cls, prims, tans, kwargs, out):
     """``J t`` from the op's backward: ``d/du <J^T u, t>`` with ``u`` a zero Tensor requiring grad."""
-    keep = _State.enabled and any(isinstance(x, Tensor) and x._rg for x in (*prims, *tans))
+    keep = _State.enabled and _any_rg((*prims, *tans))
     ins = [p if t is None or p._rg else _alias(p, p.__dict__.get("_fw")) for p, t in zip(prims, tans)]
     for p, x in zip(prims, ins):
         if x is not p:
-            x._rg = True
+            _internal(x)
     st = _State.fw
     with enable_grad():
-        _State.fw = False
+        # inputs with outer levels' tangents (nested jvp): the re-run computes its outputs' tangents at
+        # those levels too, so the backward's boxed saved output carries them (``node._fw_out``)
+        _State.fw = any(isinstance(p, Tensor) and _live(p) for p in prims)
         try:
             res = cls.apply(*ins, **kwargs)
         finally:
@@ -370,7 +396,8 @@ def _fallback(cls, prims, tans, kwargs, out):
         node = next((o.grad_fn for o in outs if isinstance(o, Tensor) and o.grad_fn is not None), None)
         if node is None:
             return tuple(None for _ in outs)
-        us = [_make(o._data * 0, True) if isinstance(o, Tensor) and o.grad_fn is node else None for o in outs]
+        us = [_internal(_make(_np.zeros_like(o._data), True)) if isinstance(o, Tensor) and o.grad_fn is node
+              else None for o in outs]
         try:
             gs = engine.graph_runner(node, [u if u is not None else None for u in us])
             s = None
@@ -392,7 +419,7 @@ def _fallback(cls, prims, tans, kwargs, out):
             continue
         r = next(it)
         if r is None:
-            r = _make(o._data * 0)
+            r = _make(_np.zeros_like(o._data))
         elif not keep:  # nothing the tangent came from requires grad: no graph, as an explicit rule
             r = _keep_tangents(_make(r._data), r)
         res.append(r)
@@ -466,7 +493,7 @@ def zero_tangent(self):
     live = _live(self)
     if live:
         res = _make(self._data)
-        res._fw = {lv: _make(t._data * 0) for lv, t in live.items()}
+        res._fw = {lv: _make(_np.zeros_like(t._data)) for lv, t in live.items()}
         inplace_tangent(self, res)
 
 

@@ -120,10 +120,10 @@ class Op(Node):
     def apply(cls, *args, **kwargs):
         # The hot path of every op: keep it to one pass over the inputs and no helper calls.
         if _apply_hook is not None: return _apply_hook(cls, args, kwargs)  # noqa: E701  (profiler)
+        if _State.vmap:  # first: vmap's rules run the op on physical tensors, which carry the tangents
+            return vmap_dispatch(cls, args, kwargs)
         if _State.fw:  # forward AD: some dual level is entered in this thread (forward_ad.py)
             return fw_apply(cls, args, kwargs)
-        if _State.vmap:
-            return vmap_dispatch(cls, args, kwargs)
         self = _new(cls)
         arrays = []
         needs = False

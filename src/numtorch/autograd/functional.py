@@ -3,14 +3,15 @@
 Everything is built on ``autograd.grad`` (reverse mode), as PyTorch does without vmap: a Jacobian is
 one vector-Jacobian product per output element, a Hessian is the Jacobian of the gradient (computed
 with ``create_graph=True``), and the forward-mode products (``jvp``, ``hvp``) use the double-backward
-trick: the vjp ``u -> J^T u`` is linear in ``u``, so differentiating it with respect to ``u`` in the
-direction ``v`` gives ``J v``.
+trick, as PyTorch's own ``autograd.functional.jvp``/``hvp`` do (their docs say so, and their
+``strict=True`` errors name it): the vjp ``u -> J^T u`` is linear in ``u``, so differentiating it with
+respect to ``u`` in the direction ``v`` gives ``J v``.
 
 ``vectorize=True`` computes the rows of a Jacobian as PyTorch does, by vmap over the vjp
 (``func._seams._rows``): one backward pass with a batched cotangent (``func/_batched_backward.py``);
 the values equal ``vectorize=False``'s. ``strategy="forward-mode"`` (which PyTorch allows only
-with ``vectorize=True``) computes columns with ``func._seams._jvp_impl`` (the double-backward trick until
-forward-mode AD is merged).
+with ``vectorize=True``) computes columns with ``func._seams._jvp_impl``: forward-mode AD (dual levels),
+as PyTorch's ``_jacfwd``; ``hessian(outer_jacobian_strategy="forward-mode")`` is forward over reverse.
 """
 from __future__ import annotations
 

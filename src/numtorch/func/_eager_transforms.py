@@ -11,7 +11,8 @@ its own inputs (``_seams._release``). That gives PyTorch's observable rules: ``g
 an outer transform or a caller's tensor that requires grad can use it.
 
 Inputs and outputs are pytrees of tuples, lists and dicts (``_pytree``). Jacobians are built from the
-seams in ``_seams.py`` (``_rows``: vmap over vjps for rows; ``_batched`` for columns; ``_jvp_impl`` for forward products).
+seams in ``_seams.py`` (``_rows``: vmap over vjps for rows; ``_batched`` for columns; ``_jvp_impl`` for
+forward products, which runs forward-mode AD: ``autograd/forward_ad.py``'s dual tensors at a nested level).
 """
 from __future__ import annotations
 
@@ -162,7 +163,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
                                f"{output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?")
         mine = _seams._leaves_of(fresh) | lifted
         # a graph for the gradient only when something outside this call could differentiate it
-        keep = entry_grad and _seams._reaches_outside(output, mine)
+        keep = entry_grad and _seams._reaches_outside(output, mine) or _seams._forward_over_reverse()
         grads = _seams._autograd_grad((output,), fresh, create_graph=keep)
     _, spec = tree_flatten(diff)
     g = tree_unflatten(_seams._release(grads, mine, entry_grad), spec)
@@ -214,7 +215,8 @@ def _vjp(func, primals, argnums, has_aux):
         now = is_grad_enabled()
         if create_graph is None:
             create_graph = now
-        keep = create_graph and (outside or any(isinstance(c, Tensor) and c.requires_grad for c in flat_cot))
+        keep = (create_graph and (outside or any(isinstance(c, Tensor) and c.requires_grad for c in flat_cot))
+                or _seams._forward_over_reverse())
         with enable_grad():
             res = _seams._autograd_grad(flat_out, fresh, flat_cot, create_graph=keep, retain_graph=retain_graph)
         return tree_unflatten(_seams._release(res, mine, now), diff_spec)
@@ -232,7 +234,10 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``torch.func.jvp``: ``(func(*primals), J @ tangents)`` (``+ (aux,)`` with ``has_aux``).
 
     ``primals`` must be a tuple; ``tangents`` has its structure and shapes. Outputs with the structure
-    of ``func``'s output. Computed by ``_seams._jvp_impl`` (double-vjp today, forward AD later)."""
+    of ``func``'s output. Computed by ``_seams._jvp_impl``: one forward pass of ``func`` over dual tensors
+    (forward-mode AD), in the caller's grad mode. Errors as PyTorch's: RuntimeError for primals that are
+    not a tuple, a structure or shape mismatch, an output independent of the inputs with ``strict``;
+    ValueError for integer primals or tangents."""
     return _jvp(func, primals, tangents, None, strict, has_aux)
 
 
@@ -285,7 +290,7 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
 def linearize(func, *primals):
     """``torch.func.linearize``: ``(func(*primals), jvp_fn)`` where ``jvp_fn(*tangents)`` gives
     ``J @ tangents`` at ``primals``. PyTorch traces the jvp once with make_fx; numtorch re-runs
-    ``_seams._jvp_impl`` on each call (same values). Tangents must match the primals' structure,
+    ``_seams._jvp_impl`` (a forward-AD pass) on each call (same values). Tangents must match the primals' structure,
     shapes and dtypes (RuntimeError otherwise)."""
     output = func(*primals)
     flat_p, p_spec = tree_flatten(primals)

@@ -1,18 +1,20 @@
 """The three places where ``torch.func`` on numtorch meets vmap and forward-mode AD.
 
-numtorch builds its transforms on reverse mode (``autograd.grad``). Two capabilities are being added
-elsewhere, and each plugs in here by replacing ONE function:
+numtorch builds its reverse-mode transforms on ``autograd.grad`` and its forward products on
+``autograd.forward_ad``'s dual levels; each capability plugs in here through ONE function:
 
 * ``_rows(fn, basis, like, chunk_size)``: the rows of a Jacobian by reverse mode, ``vmap(fn,
   chunk_size=chunk_size)(*basis)`` as in PyTorch: ``fn`` is a vjp, so each chunk is ONE backward pass
   with a batched cotangent (``_batched_backward.py``). ``jacrev`` (so ``hessian``'s reverse part) and
-  ``autograd.functional``'s ``vectorize=True`` use it. ``_batched(fn, basis)`` is the row-by-row loop,
-  still used for ``jacfwd``'s columns (``fn`` is ``_jvp_impl``'s double-vjp, owned with forward AD).
-* ``_jvp_impl(fn, primals, tangents)``: ``(fn(*primals), J @ tangents)``. Today by the double-vjp
-  trick (the vjp ``u -> J^T u`` is linear in ``u``; differentiating ``<J^T u, t>`` with respect to
-  ``u`` gives ``J t``: two reverse passes, the first with ``create_graph=True``); with forward-mode AD
-  it becomes one forward pass over dual tensors. ``jvp``, ``jacfwd``, ``linearize``, ``hessian`` and
-  ``autograd.functional.jacobian(strategy="forward-mode")`` use it.
+  ``autograd.functional``'s ``vectorize=True`` use it. ``_batched(fn, basis)`` is the column-by-column
+  loop, still used for ``jacfwd``'s columns.
+* ``_jvp_impl(fn, primals, tangents)``: ``(fn(*primals), J @ tangents)`` by one forward pass over dual
+  tensors at a new forward-AD level (levels nest: ``jvp(jvp(f))``, ``jacfwd(jacfwd(f))``). A reverse
+  transform inside (``jvp(grad(f))``, ``hessian``) differentiates with ``create_graph=True`` while a
+  level is entered, so its backward runs as recorded ops that carry the tangents (forward over
+  reverse), and ``_release`` keeps the tangents of what it detaches. Batched tensors (inside vmap)
+  carry no tangents, so there the double-vjp trick (``_jvp_double_vjp``) is used. ``jvp``, ``jacfwd``,
+  ``linearize``, ``hessian`` and ``autograd.functional.jacobian(strategy="forward-mode")`` use it.
 * ``_vmap_lift_inputs(inputs)``: called by ``grad``/``grad_and_value``/``vjp`` on their positional
   arguments before making them differentiable. The identity here; under vmap, the vmap module
   replaces it with the function that lifts unbatched inputs to the current vmap level.
@@ -28,8 +30,9 @@ import numpy as np
 from .._tensor import Tensor, _make
 from .._ops.creation import zeros_like
 from .._ops.rearrange import stack
+from ..autograd import forward_ad as _fw
 from ..autograd.engine import grad as _engine_grad
-from ..autograd.grad_mode import enable_grad, is_grad_enabled
+from ..autograd.grad_mode import _State, enable_grad, is_grad_enabled
 from ..autograd.graph import Node
 from . import _batched as _B
 from . import _batched_backward  # noqa: F401  (the engine's batched backward, used under vmap)
@@ -57,7 +60,26 @@ def _jvp_impl(fn, primals, tangents):
     """``(outputs, jvps)``: ``fn(*primals)`` (a tuple of Tensors) and ``J @ tangents``, one per output.
 
     ``primals``/``tangents``: tuples of Tensors of equal shapes. The jvp of an output that does not
-    depend on the inputs is None (as ``forward_ad.unpack_dual`` gives no tangent); callers fill zeros. Results carry a graph only where it reaches beyond this call (see ``_release``)."""
+    depend on the inputs is None (as ``forward_ad.unpack_dual`` gives no tangent); callers fill zeros.
+
+    One forward pass over dual tensors at a new (possibly nested) forward-AD level, as functorch's jvp:
+    ``fn`` runs in the caller's grad mode, so outputs and jvps carry a graph exactly when they depend on
+    a tensor requiring grad. Inside a vmap (batched primals) the double-vjp trick below is used instead:
+    vmap's batched tensors do not carry tangents."""
+    if _State.vmap or any(_B.is_batched(t) for t in (*primals, *tangents)):
+        return _jvp_double_vjp(fn, primals, tangents)
+    lv = _fw._enter_level()
+    try:
+        outs = fn(*(_fw.make_dual(p, t, level=lv) for p, t in zip(primals, tangents)))
+        pairs = [_fw.unpack_dual(o, level=lv) if isinstance(o, Tensor) else (o, None) for o in outs]
+    finally:
+        _fw.exit_dual_level(level=lv)
+    return tuple(p for p, _ in pairs), tuple(t for _, t in pairs)
+
+
+def _jvp_double_vjp(fn, primals, tangents):
+    """``_jvp_impl`` by the double-vjp trick (two reverse passes), for batched tensors under vmap. Results
+    carry a graph only where it reaches beyond this call (see ``_release``)."""
     entry_grad = is_grad_enabled()
     with enable_grad():
         xs = tuple(_differentiable(p) for p in primals)
@@ -118,7 +140,19 @@ def _differentiable(x):
     leaf on ``x``'s values."""
     if x.requires_grad:
         return x.view_as(x)
-    return x.detach().requires_grad_()
+    leaf = x.detach().requires_grad_()
+    if _State.fw:  # under jvp (forward over reverse): the leaf keeps ``x``'s tangents
+        _carry_tangents(leaf, x, None, True)
+    return leaf
+
+
+def _carry_tangents(dst, src, mine, entry_grad):
+    """``dst`` (a detached copy of ``src``) given ``src``'s tangents at live levels, each released as
+    ``_release`` releases results (``mine`` None: kept as they are)."""
+    live = _fw._live(src) if isinstance(src, Tensor) else None
+    if live:
+        dst._fw = {lv: t if mine is None else _release((t,), mine, entry_grad)[0] for lv, t in live.items()}
+    return dst
 
 
 def _leaves_of(tensors):
@@ -150,7 +184,7 @@ def _reaches_outside(t, mine):
                 if tgt not in seen:
                     seen.add(tgt)
                     todo.append(tgt)
-            elif id(tgt) not in mine:
+            elif id(tgt) not in mine and not tgt.__dict__.get("_fw_internal"):
                 return True
     return False
 
@@ -162,8 +196,14 @@ def _any_reaches_outside(tensors, mine):
 def _release(tensors, mine, entry_grad):
     """Each Tensor detached unless its graph reaches beyond ``mine`` with grad mode on at entry (as a
     functorch level unwraps its results: no graph is left pointing at the transform's own inputs)."""
-    return tuple(t if entry_grad and _reaches_outside(t, mine) else (t.detach() if isinstance(t, Tensor) else t)
-                 for t in tensors)
+    return tuple(t if entry_grad and _reaches_outside(t, mine) else
+                 (_carry_tangents(t.detach(), t, mine, entry_grad) if isinstance(t, Tensor) else t) for t in tensors)
+
+
+def _forward_over_reverse():
+    """Whether a reverse-mode transform must differentiate with ``create_graph=True`` so its results get
+    tangents: a forward-AD level is entered (jvp of grad / vjp / jacrev)."""
+    return _State.fw
 
 
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
