@@ -128,6 +128,10 @@ def _rows(fn, basis, like, chunk_size=None):
     An empty basis gives empty stacks shaped like ``like``."""
     if basis[0].shape[0] == 0:
         return tuple(_make(np.zeros((0,) + tuple(t.shape), t._data.dtype)) for t in like)
+    if _forward_over_reverse():
+        # under jvp/jacfwd (hessian's outer jacfwd): batched tensors carry no tangents, so the rows run one
+        # by one, each a plain vjp whose recorded backward carries them (forward over reverse)
+        return _batched(fn, basis)
     return vmap(fn, chunk_size=chunk_size)(*basis)
 
 
