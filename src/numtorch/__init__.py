@@ -52,6 +52,8 @@ from ._ops.vectors import *  # noqa: E402,F401,F403
 from ._ops.combinatorics import *  # noqa: E402,F401,F403
 from ._ops.structured_matrices import *  # noqa: E402,F401,F403
 from ._ops.linalg_legacy import *  # noqa: E402,F401,F403
+from ._ops.functional_views import *  # noqa: E402,F401,F403  (view_copy & co., slice_scatter & co.)
+from ._ops.broadcasting import *  # noqa: E402,F401,F403  (broadcast_shapes)
 from ._ops import _util as _ops_util  # noqa: E402
 from . import autograd
 from .autograd import graph_backward as _graph_backward  # noqa: F401,E402  (create_graph=True)

@@ -28,10 +28,11 @@ from .matmul import matmul
 from .norm_ops import _pnorm, _pnorm_grad
 from .pointwise import add, cast, minimum, mul, sub
 from .rearrange import cat
+from .reduction import norm as _norm
 from .reduction import _tname, mean as _mean, sum as _sum
 from .unary import clamp
 
-__all__ = ["cosine_similarity", "pairwise_distance", "pdist", "cdist"]
+__all__ = ["cosine_similarity", "pairwise_distance", "pdist", "cdist", "dist"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -348,3 +349,11 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
         d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps))
     loss = clamp(add(sub(d_pos, d_neg), margin), min=0.0)
     return _reduce_t(loss, reduction)
+
+
+def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
+    """The p-norm of ``input - other`` (broadcast) as a 0-d tensor (``torch.dist``); RuntimeError for
+    integer inputs, as ``torch.norm``."""
+    _check_tensor(input, "dist")
+    _check_tensor(other, "dist", "other", 2)
+    return _norm(sub(input, other), p)

@@ -23,11 +23,11 @@ from ._cast import _aten, cast
 from ._inplace import inplace, inplace_fn
 from ._out import _out
 from ._util import bump, check_writable, placed, to_tensor, unbroadcast
-from .scatter import _add_rows_along, _bcast, _index_add_rows, _wrap_neg
+from .scatter import _add_rows_along, _bcast, _index_add_rows, _wrap_neg, scatter_reduce
 from .slicing import SelectBackward0
 
 __all__ = """index_select index_add index_fill index_copy index_put masked_fill masked_select
-masked_scatter""".split()
+masked_scatter index_reduce unravel_index""".split()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -732,3 +732,49 @@ masked_scatter_ = inplace_fn(masked_scatter, "masked_scatter_")
 index_add_ = inplace_fn(index_add, "index_add_")
 index_fill_ = inplace_fn(index_fill, "index_fill_")
 index_copy_ = inplace_fn(index_copy, "index_copy_")
+
+
+# ------------------------------------------------------------------------------------------------
+# index_reduce, unravel_index
+# ------------------------------------------------------------------------------------------------
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self=True) -> Tensor:
+    """Reduce the slices ``source[..., i, ...]`` into ``input[..., index[i], ...]`` with "prod", "mean",
+    "amax" or "amin" (``torch.index_reduce``); with ``include_self=False`` the input's values at indexed
+    positions are left out. ``scatter_reduce`` with ``index`` spread over ``source``'s shape, so its
+    gradients are scatter_reduce's (ties of amax/amin share evenly, as PyTorch)."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    dim, idx = _vec_index(input, dim, index, "index_reduce", check_range=False)
+    source = _check_source(input, dim, idx, source, "index_reduce_")
+    bad = _out_of_range(idx, input._data.shape[dim] if input._data.ndim else 1)
+    if bad is not None:
+        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size "
+                         f"{input._data.shape[dim] if input._data.ndim else 1}")
+    if source._data.ndim == 0:
+        return scatter_reduce(input, 0, index.reshape(-1)[:1].reshape(()), source, reduce, include_self=include_self)
+    spread = [1] * source._data.ndim
+    spread[dim] = -1
+    full = to_tensor(np.broadcast_to(idx.astype(np.int64).reshape(spread), source._data.shape).copy())
+    return scatter_reduce(input, dim, full, source, reduce, include_self=include_self)
+
+
+def unravel_index(indices: Tensor, shape) -> tuple:
+    """The coordinates, one int64 tensor per dim of ``shape``, of flat ``indices`` into a C-ordered tensor of
+    ``shape`` (``torch.unravel_index``). TypeError for non-integer indices; RuntimeError for a negative size
+    or indices out of range."""
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"unravel_index(): argument 'indices' must be Tensor, not {type(indices).__name__}")
+    a = indices._data
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = (operator.index(shape),) if not isinstance(shape, (tuple, list)) and hasattr(shape, "__index__") \
+        else tuple(operator.index(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise RuntimeError("'shape' cannot have negative values, but got " + str(tuple(shape)))
+    total = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    a = a.astype(np.int64)
+    if a.size and (a.min() < -total or a.max() >= total):
+        raise RuntimeError("'indices' must be in range [-{0}, {0})".format(total) if total else
+                           "'indices' must be empty when 'shape' has a zero")
+    strides = np.cumprod((1,) + shape[::-1][:-1])[::-1] if shape else ()
+    return tuple(to_tensor(np.asarray((a // int(s)) % n if n else a)) for s, n in zip(strides, shape))
