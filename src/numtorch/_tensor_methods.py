@@ -116,6 +116,8 @@ Tensor.put_ = _inplace("put_", _scatter.put)
 _bind(indexing, "index_reduce")
 Tensor.index_reduce_ = _inplace("index_reduce_", indexing.index_reduce)
 _bind(rearrange, "diagflat")
+from ._ops import histograms as _hist  # noqa: E402
+_bind(_hist, "histogram")
 Tensor.real, Tensor.imag = property(_complex.real), property(_complex.imag)
 
 # ---- indexing, gather/scatter, sorting ----------------------------------------------------------
