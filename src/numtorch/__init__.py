@@ -56,6 +56,7 @@ from ._ops.functional_views import *  # noqa: E402,F401,F403  (view_copy & co., 
 from ._ops.broadcasting import *  # noqa: E402,F401,F403  (broadcast_shapes)
 from ._ops.windows import *  # noqa: E402,F401,F403  (hann_window & co.)
 from ._ops.histograms import *  # noqa: E402,F401,F403  (histogram, histogramdd)
+from ._ops.stft import *  # noqa: E402,F401,F403  (stft, istft)
 from ._ops import _util as _ops_util  # noqa: E402
 from . import autograd
 from .autograd import graph_backward as _graph_backward  # noqa: F401,E402  (create_graph=True)

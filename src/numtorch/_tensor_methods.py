@@ -118,6 +118,8 @@ Tensor.index_reduce_ = _inplace("index_reduce_", indexing.index_reduce)
 _bind(rearrange, "diagflat")
 from ._ops import histograms as _hist  # noqa: E402
 _bind(_hist, "histogram")
+from ._ops import stft as _stft  # noqa: E402
+_bind(_stft, "stft istft")
 Tensor.real, Tensor.imag = property(_complex.real), property(_complex.imag)
 
 # ---- indexing, gather/scatter, sorting ----------------------------------------------------------
