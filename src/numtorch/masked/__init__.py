@@ -258,3 +258,27 @@ def normalize(input: Tensor, ord, dim: int, *, eps=1e-12, dtype=None, mask=None)
     x = _filled("sum", input, mask)
     nrm = norm(input, ord, dim, keepdim=True, dtype=dtype, mask=mask)
     return _pw.div(x, _pw.maximum(nrm, _make(np.asarray(eps, _dtype.to_np(nrm.dtype)))))
+
+
+_REDUCTIONS = {"sum", "prod", "amax", "amin", "argmax", "argmin", "mean", "median", "norm", "var", "std", "logsumexp"}
+_NORMALIZATIONS = {"softmax", "log_softmax", "softmin", "normalize", "cumsum", "cumprod"}
+
+
+def _output_mask(op, input: Tensor, *args, **kwargs) -> Tensor:
+    """Where ``op(input, *args, mask=...)``'s result is defined (some unmasked element reached it), as
+    PyTorch's ``torch.masked._output_mask`` (test helpers use it to compare only defined elements)."""
+    name = getattr(op, "__name__", None)
+    if name in _REDUCTIONS:
+        if name == "norm" and args:
+            args = args[1:]  # drop ord
+        dim = args[0] if args else kwargs.get("dim")
+        m = _input_mask(input, kwargs["mask"]) if kwargs.get("mask") is not None else \
+            _make(np.ones(tuple(input.shape), bool))
+        keep = bool(kwargs.get("keepdim", False))
+        for d in reversed(_canonical_dim(dim, input.dim())):
+            m = m.any(d, keepdim=keep)
+        return m
+    if name in _NORMALIZATIONS:
+        return _input_mask(input, kwargs["mask"]) if kwargs.get("mask") is not None else \
+            _make(np.ones(tuple(input.shape), bool))
+    raise ValueError(f"_output_mask expected masked operation (got {op!r})")
