@@ -47,17 +47,17 @@ _COPY_NODES: dict = {}
 
 def _copy_node(view_node) -> type:
     """The copy Op class named ``<view node>_copy`` (PyTorch's name for the node of ``view_copy`` & co.)."""
-    name = (type(view_node).__name__ if view_node is not None else "Alias") + "_copy"
+    name = (view_node if isinstance(view_node, str) else type(view_node).__name__) + "_copy"
     cls = _COPY_NODES.get(name)
     if cls is None:
         cls = _COPY_NODES[name] = type(name, (_CopyOfView,), {"__module__": __name__})
     return cls
 
 
-def _copied(result):
+def _copied(result, node=None):
     if isinstance(result, tuple):
         return tuple(_copied(r) for r in result)
-    return _copy_node(result.grad_fn).apply(result)
+    return _copy_node(result.grad_fn if node is None else node).apply(result)
 
 
 def _copy_of(view_fn, name):
@@ -90,7 +90,9 @@ view_as_real_copy = _copy_of(_complex.view_as_real, "view_as_real_copy")
 view_as_complex_copy = _copy_of(_complex.view_as_complex, "view_as_complex_copy")
 
 
-alias_copy = _copy_of(lambda x: _shape.view(x, tuple(x.shape)), "alias_copy")
+def alias_copy(input: Tensor, *, out=None) -> Tensor:
+    """``torch.alias_copy``: a copy of ``input`` (the copy of its alias), node ``AliasBackward0_copy``."""
+    return _out(_copied(input, "AliasBackward0"), out)
 
 
 def detach_copy(input: Tensor, *, out=None) -> Tensor:
