@@ -339,3 +339,19 @@ def test_polynomials_degrees_and_promotion_match_torch():
             _same(nf(to_nt(x), to_nt(n)), tf(x, n), f"{name} n={n}", rtol=1e-9)
         _same(nf(0.5, numtorch.tensor([3, 4])), tf(0.5, torch.tensor([3, 4])), name, rtol=1e-6)
         _same(nf(numtorch.tensor([1, 2]), 3), tf(torch.tensor([1, 2]), 3), name, rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn", [lambda lib, a: a << 1, lambda lib, a: 1 >> a, lambda lib, a: lib.isin(a, a[:1]),
+                                lambda lib, a: lib.special.chebyshev_polynomial_t(a.double(), 2),
+                                lambda lib, a: lib.special.legendre_polynomial_p(2.0, a),
+                                lambda lib, a: lib.unravel_index(a, (2, 3))[1]])
+def test_under_vmap_never_silently_wrong(fn):
+    """Kernels that compute on arrays outside an Op either give torch.func.vmap's values or raise (the
+    batched stand-in refuses to be read); they never read it as zeros."""
+    x = torch.arange(6).reshape(2, 3)
+    want = torch.func.vmap(lambda a: fn(torch, a))(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = _outcome(lambda: numtorch.func.vmap(lambda a: fn(numtorch, a))(to_nt(x)))
+    if got is not RuntimeError:
+        _same(got, want)

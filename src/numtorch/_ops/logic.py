@@ -85,7 +85,8 @@ def _shift(left):
         rdt = x.dtype if isinstance(x, np.ndarray) else np.asarray(y).dtype
         if rdt.kind == "b":
             raise NotImplementedError(f"\"{'l' if left else 'r'}shift_cpu\" not implemented for 'Bool'")
-        x, y = np.asarray(x, rdt), np.asarray(y, rdt)
+        # arrays as they are (np.asarray would read a vmap stand-in's values instead of raising), scalars as rdt
+        x, y = (v if isinstance(v, np.ndarray) else np.asarray(v, rdt) for v in (x, y))
         bits = rdt.itemsize * 8
         bad = (y < 0) | (y >= bits) if rdt.kind == "i" else y >= bits
         count = np.where(bad, 0 if left else bits - 1, y).astype(rdt)

@@ -68,9 +68,10 @@ def _polynomial(name):
             rt = _dtype.get_default_dtype()
         if rt.is_complex:
             raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{rt._aten_name}'")
-        x = np.asarray(input._data if isinstance(input, Tensor) else input, np.float64)
-        deg = np.asarray(n._data if isinstance(n, Tensor) else n)
-        deg = np.trunc(np.nan_to_num(deg.astype(np.float64), nan=-1.0)).astype(np.int64)
+        # .astype, not np.asarray: a vmap stand-in must raise when read, never convert silently
+        x = input._data.astype(np.float64) if isinstance(input, Tensor) else np.asarray(input, np.float64)
+        deg = n._data.astype(np.float64) if isinstance(n, Tensor) else np.asarray(n, np.float64)
+        deg = np.trunc(np.nan_to_num(deg, nan=-1.0)).astype(np.int64)
         x, deg = np.broadcast_arrays(x, deg)
         res = np.where(deg < 0, 0.0, kernel(x, np.maximum(deg, 0)))
         return _out(_make(np.asarray(res, _dtype.to_np(rt))), out)
