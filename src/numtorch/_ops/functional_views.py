@@ -78,7 +78,18 @@ t_copy = _copy_of(_shape.t, "t_copy")
 unsqueeze_copy = _copy_of(_shape.unsqueeze, "unsqueeze_copy")
 squeeze_copy = _copy_of(_shape.squeeze, "squeeze_copy")
 expand_copy = _copy_of(_shape.expand, "expand_copy")
-diagonal_copy = _copy_of(_rearrange.diagonal, "diagonal_copy")
+
+
+def diagonal_copy(input: Tensor, offset=0, dim1=0, dim2=1, *, out=None) -> Tensor:
+    """``torch.diagonal_copy``: ``diagonal``'s result in new memory (node ``DiagonalBackward0_copy``, the one
+    ``torch.diag`` of a matrix records)."""
+    nd = input.dim()
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return _out(_rearrange.DiagonalBackward0_copy.apply(input, offset=offset, d1=d1, d2=d2), out)
+
+
 select_copy = _copy_of(_slicing.select, "select_copy")
 split_copy = _copy_of(_slicing.split, "split_copy")
 split_with_sizes_copy = _copy_of(lambda x, split_sizes, dim=0: _slicing.split(x, list(split_sizes), dim),
