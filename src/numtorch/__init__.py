@@ -57,6 +57,11 @@ from ._ops.combinatorics import *  # noqa: E402,F401,F403
 from ._ops.structured_matrices import *  # noqa: E402,F401,F403
 from ._ops.householder import geqrf, orgqr  # noqa: E402,F401
 from ._ops.linalg_legacy import *  # noqa: E402,F401,F403
+from ._ops.functional_views import *  # noqa: E402,F401,F403  (view_copy & co., slice_scatter & co.)
+from ._ops.broadcasting import *  # noqa: E402,F401,F403  (broadcast_shapes)
+from ._ops.windows import *  # noqa: E402,F401,F403  (hann_window & co.)
+from ._ops.histograms import *  # noqa: E402,F401,F403  (histogram, histogramdd)
+from ._ops.stft import *  # noqa: E402,F401,F403  (stft, istft)
 from ._ops import _util as _ops_util  # noqa: E402
 from . import autograd
 from .autograd import graph_backward as _graph_backward  # noqa: F401,E402  (create_graph=True)
@@ -118,6 +123,7 @@ from .library import ops  # noqa: E402  (torch.ops: Python custom ops; compiled 
 from ._memory_format import *  # noqa: F401,F403,E402  (torch.channels_last ...)
 from ._checks import *  # noqa: F401,F403,E402  (torch._assert, torch._check*)
 _LAZY_SUBMODULES = ("distributions", "special", "fft", "profiler")  # imported on first use: keeps imports light
+_LAZY_SUBMODULES += ("signal", "masked")  # torch.signal.windows, torch.masked (issue #16)
 
 
 def __getattr__(name):

@@ -67,6 +67,8 @@ _bind(_logic, """eq ne lt le gt ge greater greater_equal less less_equal not_equ
          logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not
          isnan isinf isfinite isclose allclose equal signbit isreal isneginf isposinf all any count_nonzero""")
 _bind_inplace(_logic, "eq ne lt le gt ge logical_not logical_and logical_or")
+_bind(_logic, "bitwise_left_shift bitwise_right_shift")
+_bind_inplace(_logic, "bitwise_left_shift bitwise_right_shift")
 
 # ---- special functions ----------------------------------------------------------------------------
 from ._ops import special as _special  # noqa: E402
@@ -98,10 +100,29 @@ _bind(shape, """view=view_method view_as reshape=reshape_method reshape_as flatt
 Tensor.T, Tensor.mT = property(shape.T_prop), property(shape.mT_prop)
 Tensor.H, Tensor.mH = property(_complex.H_prop), property(_complex.mH_prop)
 _bind(strided, "unfold as_strided squeeze_ unsqueeze_ t_ transpose_ swapdims_=transpose_ swapaxes_=transpose_ resize_")
-_bind(slicing, "split chunk tensor_split unbind narrow select")
+_bind(slicing, "split chunk tensor_split unbind narrow select split_with_sizes hsplit vsplit dsplit")
 _bind(rearrange, """repeat=repeat_method tile=tile_method repeat_interleave flip=flip_method fliplr flipud roll rot90
          tril triu diagonal diag diag_embed""")
 _bind(_complex, "conj conj_physical resolve_conj is_conj adjoint")
+from ._ops import functional_views as _fviews  # noqa: E402
+_bind(_fviews, "slice_scatter select_scatter diagonal_scatter as_strided_scatter narrow_copy")
+
+# ---- ops added for issue #16 (each bound from its family file) ---------------------------------------
+from ._ops import broadcasting as _bcast, distance as _dist  # noqa: E402
+_bind(_bcast, "sum_to_size")
+_bind(_vec, "addr")
+Tensor.addr_ = _inplace("addr_", _vec.addr)
+_bind(_stats, "cov corrcoef")
+_bind(_dist, "dist")
+_bind(_scatter, "put")
+Tensor.put_ = _inplace("put_", _scatter.put)
+_bind(indexing, "index_reduce")
+Tensor.index_reduce_ = _inplace("index_reduce_", indexing.index_reduce)
+_bind(rearrange, "diagflat")
+from ._ops import histograms as _hist  # noqa: E402
+_bind(_hist, "histogram")
+from ._ops import stft as _stft  # noqa: E402
+_bind(_stft, "stft istft")
 Tensor.real, Tensor.imag = property(_complex.real), property(_complex.imag)
 
 # ---- indexing, gather/scatter, sorting ----------------------------------------------------------
@@ -166,6 +187,12 @@ Tensor.__or__ = _logic.bitwise_or
 Tensor.__ror__ = _rev(_logic.bitwise_or)
 Tensor.__xor__ = _logic.bitwise_xor
 Tensor.__rxor__ = _rev(_logic.bitwise_xor)
+Tensor.__lshift__ = _logic.bitwise_left_shift
+Tensor.__rlshift__ = _rev(_logic.bitwise_left_shift)
+Tensor.__ilshift__ = Tensor.bitwise_left_shift_
+Tensor.__rshift__ = _logic.bitwise_right_shift
+Tensor.__rrshift__ = _rev(_logic.bitwise_right_shift)
+Tensor.__irshift__ = Tensor.bitwise_right_shift_
 Tensor.__lt__ = _logic.lt
 Tensor.__le__ = _logic.le
 Tensor.__gt__ = _logic.gt

@@ -14,6 +14,8 @@ from ._ops.special import (airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1, 
                            modified_bessel_k0, modified_bessel_k1, ndtr, ndtri, scaled_modified_bessel_k0,
                            scaled_modified_bessel_k1, spherical_bessel_j0, xlog1py, xlogy, zeta)
 from ._ops.unary import erf, erfinv
+from ._ops.orthogonal_polynomials import *  # noqa: F401,F403  (chebyshev_polynomial_t & co.)
+from ._ops import orthogonal_polynomials as _orthogonal
 from ._tensor import Tensor
 
 __all__ = ["gammaln", "digamma", "psi", "polygamma", "multigammaln", "xlogy", "xlog1py", "expit", "logit", "erf",
@@ -21,7 +23,7 @@ __all__ = ["gammaln", "digamma", "psi", "polygamma", "multigammaln", "xlogy", "x
            "ndtr", "ndtri", "log_ndtr", "entr", "sinc", "i0", "i0e", "i1", "i1e", "zeta", "gammainc", "gammaincc",
            "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
            "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
-           "spherical_bessel_j0", "airy_ai"]
+           "spherical_bessel_j0", "airy_ai", *_orthogonal.__all__]
 
 psi = digamma
 

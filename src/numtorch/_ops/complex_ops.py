@@ -24,7 +24,7 @@ from ._util import unbroadcast
 from .shape import PermuteBackward0, TransposeBackward0
 from .slicing import select
 
-__all__ = ["complex", "view_as_real", "view_as_complex", "real", "imag", "conj", "conj_physical", "resolve_conj",
+__all__ = ["complex", "polar", "view_as_real", "view_as_complex", "real", "imag", "conj", "conj_physical", "resolve_conj",
            "is_conj", "adjoint"]
 
 _REAL = {np.dtype(np.complex64): np.float32, np.dtype(np.complex128): np.float64}
@@ -61,6 +61,18 @@ def complex(real: Tensor, imag: Tensor, *, out=None) -> Tensor:
                            f"{_aten(idt)}")
     res = ComplexBackward0.apply(real, imag)
     return res if out is None else _out_into(res, out)
+
+
+def polar(abs: Tensor, angle: Tensor, *, out=None) -> Tensor:  # noqa: A002 - PyTorch's argument name
+    """``abs * (cos(angle) + i sin(angle))`` (``torch.polar``): complex64 from float32, complex128 from
+    float64; RuntimeError as ``torch.complex`` for other or mismatched dtypes. Differentiable in both."""
+    if not isinstance(abs, Tensor) or not isinstance(angle, Tensor):
+        bad = abs if not isinstance(abs, Tensor) else angle
+        raise TypeError(f"polar(): argument '{'abs' if bad is abs else 'angle'}' must be Tensor, not "
+                        f"{type(bad).__name__}")
+    if abs._data.dtype != angle._data.dtype or abs._data.dtype not in _CPLX:
+        complex(abs, angle)  # raises PyTorch's RuntimeError for the dtypes
+    return complex(abs * angle.cos(), abs * angle.sin(), out=out)
 
 
 def _pairs_to_complex(g):

@@ -28,10 +28,11 @@ from .matmul import matmul
 from .norm_ops import _pnorm, _pnorm_grad
 from .pointwise import add, cast, minimum, mul, sub
 from .rearrange import cat
+from .reduction import norm as _norm
 from .reduction import _tname, mean as _mean, sum as _sum
 from .unary import clamp, clamp_min
 
-__all__ = ["cosine_similarity", "pairwise_distance", "pdist", "cdist"]
+__all__ = ["cosine_similarity", "pairwise_distance", "pdist", "cdist", "dist"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -374,3 +375,11 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
         dist_neg = minimum(dist_neg, distance(positive, negative))
     loss = clamp_min(sub(add(dist_pos, margin), dist_neg), 0)  # (margin + d_pos) - d_neg, as PyTorch rounds it
     return _sum(loss) if reduction == "sum" else _mean(loss) if reduction == "mean" else loss
+
+
+def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
+    """The p-norm of ``input - other`` (broadcast) as a 0-d tensor (``torch.dist``); RuntimeError for
+    integer inputs, as ``torch.norm``."""
+    _check_tensor(input, "dist")
+    _check_tensor(other, "dist", "other", 2)
+    return _norm(sub(input, other), p)

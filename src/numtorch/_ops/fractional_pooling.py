@@ -13,6 +13,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ._window import _check_tensor
+from .pooling import _graph_scatter_planes
 from .sampling import rand
 
 __all__: list = []  # reached through nn.functional, as in PyTorch
@@ -65,6 +66,8 @@ class _FractionalMaxPool(Op):
 
     def backward(self, g, _gi=None):
         n, c = self.xshape[:2]
+        if self._graph:  # create_graph=True: a scatter of the gradient through the maxima, on Tensors
+            return _graph_scatter_planes(g, self.index, self.xshape[2:])
         gx = np.zeros((n, c, math.prod(self.xshape[2:])), g.dtype)
         np.add.at(gx, (np.arange(n)[:, None, None], np.arange(c)[None, :, None], self.index), g.reshape(n, c, -1))
         return gx.reshape(self.xshape)

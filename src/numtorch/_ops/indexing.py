@@ -24,11 +24,11 @@ from ._cast import _aten, cast
 from ._inplace import check_captured, inplace, inplace_fn
 from ._out import _out
 from ._util import bump, check_writable, placed, to_tensor, unbroadcast
-from .scatter import _add_rows_along, _bcast, _index_add_rows, _wrap_neg
+from .scatter import _add_rows_along, _bcast, _index_add_rows, _wrap_neg, scatter_reduce
 from .slicing import SelectBackward0
 
 __all__ = """index_select index_add index_fill index_copy index_put masked_fill masked_select
-masked_scatter""".split()
+masked_scatter index_reduce unravel_index""".split()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -758,3 +758,51 @@ masked_scatter_ = inplace_fn(masked_scatter, "masked_scatter_")
 index_add_ = inplace_fn(index_add, "index_add_")
 index_fill_ = inplace_fn(index_fill, "index_fill_")
 index_copy_ = inplace_fn(index_copy, "index_copy_")
+
+
+# ------------------------------------------------------------------------------------------------
+# index_reduce, unravel_index
+# ------------------------------------------------------------------------------------------------
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self=True) -> Tensor:
+    """Reduce the slices ``source[..., i, ...]`` into ``input[..., index[i], ...]`` with "prod", "mean",
+    "amax" or "amin" (``torch.index_reduce``); with ``include_self=False`` the input's values at indexed
+    positions are left out. ``scatter_reduce`` with ``index`` spread over ``source``'s shape, so its
+    gradients are scatter_reduce's (ties of amax/amin share evenly, as PyTorch)."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    dim, idx = _vec_index(input, dim, index, "index_reduce", check_range=False)
+    source = _check_source(input, dim, idx, source, "index_reduce_")
+    bad = _out_of_range(idx, input._data.shape[dim] if input._data.ndim else 1)
+    if bad is not None:
+        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size "
+                         f"{input._data.shape[dim] if input._data.ndim else 1}")
+    if source._data.ndim == 0:
+        return scatter_reduce(input, 0, index.reshape(-1)[:1].reshape(()), source, reduce, include_self=include_self)
+    spread = [1] * source._data.ndim
+    spread[dim] = -1
+    full = to_tensor(np.broadcast_to(idx.astype(np.int64).reshape(spread), source._data.shape).copy())
+    return scatter_reduce(input, dim, full, source, reduce, include_self=include_self)
+
+
+def unravel_index(indices: Tensor, shape) -> tuple:
+    """The coordinates, one int64 tensor per dim of ``shape``, of flat ``indices`` into a C-ordered tensor of
+    ``shape`` (``torch.unravel_index``): ``(indices // stride) % size`` per dim, so out-of-range and negative
+    indices wrap as in PyTorch. TypeError for non-integer indices or shape; ValueError for a negative size."""
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"unravel_index(): argument 'indices' must be Tensor, not {type(indices).__name__}")
+    a = indices._data
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    elif isinstance(shape, (tuple, list)) and all(isinstance(n, (int, np.integer)) for n in shape):
+        shape = tuple(int(n) for n in shape)
+    else:
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    if any(n < 0 for n in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    if 0 in shape and a.size:
+        raise RuntimeError("ZeroDivisionError")
+    strides = np.cumprod((1,) + shape[::-1][:-1])[::-1] if shape else ()
+    a = a.astype(np.int64)
+    return tuple(to_tensor(np.asarray(np.floor_divide(a, int(st)) % n if n else a)) for st, n in zip(strides, shape))

@@ -19,7 +19,7 @@ from ._util import _need_tensor, _nondiff, prep2, to_tensor
 from .reduction import _axes, _np_aliases
 
 __all__ = """eq ne lt le gt ge greater greater_equal less less_equal not_equal logical_and logical_or logical_xor
-logical_not bitwise_and bitwise_or bitwise_xor bitwise_not isnan isinf isfinite isclose allclose equal
+logical_not bitwise_and bitwise_or bitwise_xor bitwise_not bitwise_left_shift bitwise_right_shift isnan isinf isfinite isclose allclose equal
 signbit isreal isneginf isposinf all any count_nonzero""".split()
 
 
@@ -58,7 +58,9 @@ def logical_not(input, *, out=None):
 # ------------------------------------------------------------------------------------------------
 # bitwise ops (integer and bool tensors only)
 # ------------------------------------------------------------------------------------------------
-def _bitwise(fn, name):
+def _bitwise(fn, name, kernel=None):
+    kernel = kernel or name  # ATen's kernel name in the "not implemented" message
+
     def op(input, other, *, out=None):
         a, b = prep2(input, other)
         x = a._data if isinstance(a, Tensor) else a
@@ -66,7 +68,7 @@ def _bitwise(fn, name):
         if builtins.any(isinstance(v, (float, np.floating)) or (isinstance(v, np.ndarray) and v.dtype.kind in "fcV")
                for v in (x, y)):
             fl = next(v for v in (x, y) if np.result_type(v).kind in "fcV")
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_aten(np.result_type(fl))}'")
+            raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{_aten(np.result_type(fl))}'")
         return _out(_make(np.asarray(fn(x, y))), out)
     op.__name__ = op.__qualname__ = name
     return op
@@ -74,6 +76,33 @@ def _bitwise(fn, name):
 
 bitwise_and, bitwise_or, bitwise_xor = (_bitwise(np.bitwise_and, "bitwise_and"), _bitwise(np.bitwise_or, "bitwise_or"),
                                         _bitwise(np.bitwise_xor, "bitwise_xor"))
+
+
+def _shift(left):
+    """PyTorch's shift kernels: a count below 0 or at least the bit width shifts everything out (0; a right
+    shift of a signed value fills with its sign bit instead), where C (and NumPy) leave it undefined."""
+    def kernel(x, y):
+        rdt = x.dtype if isinstance(x, np.ndarray) else np.asarray(y).dtype
+        if rdt.kind == "b":
+            raise NotImplementedError(f"\"{'l' if left else 'r'}shift_cpu\" not implemented for 'Bool'")
+        # arrays as they are (np.asarray would read a vmap stand-in's values instead of raising), scalars as rdt
+        x, y = (v if isinstance(v, np.ndarray) else np.asarray(v, rdt) for v in (x, y))
+        bits = rdt.itemsize * 8
+        bad = (y < 0) | (y >= bits) if rdt.kind == "i" else y >= bits
+        count = np.where(bad, 0 if left else bits - 1, y).astype(rdt)
+        r = np.left_shift(x, count) if left else np.right_shift(x, count)
+        if left or rdt.kind == "u":
+            r = np.where(bad, rdt.type(0), r)
+        return np.asarray(r, rdt)
+    return kernel
+
+
+bitwise_left_shift = _bitwise(_shift(True), "bitwise_left_shift", "lshift")
+bitwise_right_shift = _bitwise(_shift(False), "bitwise_right_shift", "rshift")
+bitwise_left_shift.__doc__ = ("``input << other`` elementwise (``torch.bitwise_left_shift``), integer tensors; a count "
+                              "outside [0, bits) gives 0, as PyTorch.")
+bitwise_right_shift.__doc__ = ("``input >> other`` elementwise (``torch.bitwise_right_shift``), integer tensors; a count "
+                               "outside [0, bits) gives 0 or -1 (the sign), as PyTorch.")
 
 
 def bitwise_not(input, *, out=None):

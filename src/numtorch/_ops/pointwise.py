@@ -29,7 +29,7 @@ from .unary import SquareBackward, trunc
 
 __all__ = """add sub subtract mul multiply div divide true_divide floor_divide remainder fmod pow float_power atan2 arctan2
 maximum minimum fmax fmin where lerp addcmul addcdiv nan_to_num logaddexp logaddexp2 hypot copysign heaviside
-nextafter ldexp gcd lcm ldexp_ gcd_ lcm_""".split()
+nextafter ldexp gcd lcm ldexp_ gcd_ lcm_ rsub""".split()
 
 _LN2 = math.log(2.0)
 
@@ -745,3 +745,9 @@ gcd, lcm = _int_binary(np.gcd, "gcd"), _int_binary(np.lcm, "lcm")
 
 # torch-level in-place forms (torch.ldexp_(x, y) etc.); Tensor methods are bound in _tensor_methods.py
 ldexp_, gcd_, lcm_ = inplace_fn(ldexp, "ldexp_"), inplace_fn(gcd, "gcd_"), inplace_fn(lcm, "lcm_")
+
+
+def rsub(input, other, *, alpha=1) -> Tensor:
+    """``other - alpha * input`` (``torch.rsub``: ``sub`` with its operands swapped; ``other`` may be a number)."""
+    _need_tensor(input, "rsub")
+    return sub(other, input, alpha=alpha)

@@ -23,7 +23,7 @@ from .indexing import IndexSelectBackward0
 from .shape import _ints, _varargs, atleast_1d, atleast_2d, atleast_3d, contiguous, expand, flatten, unsqueeze, view
 
 __all__ = """cat concat concatenate stack hstack vstack row_stack dstack repeat_interleave tile flip fliplr flipud roll
-rot90 tril triu diagonal diag diag_embed""".split()
+rot90 tril triu diagonal diag diag_embed column_stack diagflat""".split()
 
 
 def _check_tensors(tensors, fn):
@@ -155,6 +155,15 @@ def hstack(tensors, *, out=None) -> Tensor:
     """Concatenate along dim 1 (dim 0 for 1-d inputs) (``torch.hstack``)."""
     ts = atleast_1d(_check_tensors(tensors, "hstack"))
     return cat(ts, 0 if ts and ts[0]._data.ndim == 1 else 1, out=out)
+
+
+def column_stack(tensors, *, out=None) -> Tensor:
+    """Stack as columns (``torch.column_stack``): 0-d and 1-d tensors become ``(n, 1)`` columns, then
+    ``hstack``. RuntimeError for an empty sequence."""
+    ts = _check_tensors(tensors, "column_stack")
+    if not ts:
+        raise RuntimeError("column_stack expects a non-empty TensorList")
+    return hstack([t.reshape(-1, 1) if t._data.ndim <= 1 else t for t in ts], out=out)
 
 
 def vstack(tensors, *, out=None) -> Tensor:
@@ -452,6 +461,11 @@ def diag(input: Tensor, diagonal=0, *, out=None) -> Tensor:
     if nd == 2:
         return _out(DiagonalBackward0_copy.apply(input, offset=diagonal, d1=0, d2=1), out)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {nd}D")
+
+
+def diagflat(input: Tensor, offset=0) -> Tensor:
+    """The square matrix with ``input`` flattened on diagonal ``offset`` (``torch.diagflat``)."""
+    return DiagEmbedBackward0.apply(input.reshape(-1), offset=offset, d1=0, d2=1)
 
 
 def flip_method(self: Tensor, *dims, **kw) -> Tensor:

@@ -18,7 +18,7 @@ from ._util import unbroadcast
 from ._window import _as_tensor
 from .shape import clone
 
-__all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim"]
+__all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "take", "take_along_dim", "put"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -498,3 +498,56 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
 scatter_ = inplace_fn(scatter, "scatter_")
 scatter_add_ = inplace_fn(scatter_add, "scatter_add_")
 scatter_reduce_ = inplace_fn(scatter_reduce, "scatter_reduce_")
+
+
+# ------------------------------------------------------------------------------------------------
+# put: take's inverse
+# ------------------------------------------------------------------------------------------------
+class PutBackward0(Op):
+    """``out = input`` with ``out.flatten()[idx] = src`` (or ``+=`` with ``accumulate``)."""
+
+    def forward(self, a, src, idx, accumulate):
+        self.idx, self.accumulate, self.sshape = idx, accumulate, src.shape
+        out = np.array(a, order="C", copy=True)
+        flat = out.reshape(-1)
+        if accumulate:
+            np.add.at(flat, idx, src.reshape(-1))
+        else:
+            flat[idx] = src.reshape(-1)
+        return out
+
+    def backward(self, g):
+        if self._graph:
+            return linear_backward(self, (g,), lambda ga, gs: self.forward(ga, gs, self.idx, self.accumulate))
+        gs = g.reshape(-1)[self.idx].reshape(self.sshape)
+        if self.accumulate:
+            return g, gs
+        ga = np.array(g, order="C", copy=True)
+        ga.reshape(-1)[self.idx] = 0
+        return ga, gs
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate=False) -> Tensor:
+    """``input`` with ``input.flatten()[index] = source`` (``torch.put``; ``Tensor.put_`` in place);
+    ``accumulate=True`` adds instead (repeated indices sum). ``index`` is int64 and may be negative.
+    IndexError out of range or when the counts differ; RuntimeError for other dtypes."""
+    for arg, t in (("index", index), ("source", source)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"put(): argument '{arg}' must be Tensor, not {type(t).__name__}")
+    idx = index._data
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {index.dtype._aten_name}")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{input.dtype._aten_name} and source.dtype = {source.dtype._aten_name}")
+    if idx.size != source._data.size:
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source._data.size}, index.numel() = {idx.size}")
+    n = input._data.size
+    flat = idx.reshape(-1)
+    if flat.size and (flat.min() < -n or flat.max() >= n):
+        bad = flat[(flat < -n) | (flat >= n)][0]
+        if n == 0:
+            raise IndexError("put_(): Tried to indexing on an empty tensor")
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    return save_indices(PutBackward0.apply(input, source, idx=_wrap_neg(flat, n), accumulate=bool(accumulate)), index)

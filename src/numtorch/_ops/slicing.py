@@ -13,7 +13,8 @@ from ..autograd.function import Op, linear_backward
 from ._util import placed, wrap_dim
 from .shape import _ints
 
-__all__ = ["split", "chunk", "tensor_split", "unbind", "narrow", "select"]
+__all__ = ["split", "chunk", "tensor_split", "unbind", "narrow", "select", "split_with_sizes", "hsplit", "vsplit",
+           "dsplit"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -108,6 +109,41 @@ def tensor_split(input: Tensor, indices_or_sections=None, dim=0, *, indices=None
     stops = bounds + [n]
     return tuple(SliceBackward0.apply(input, dim=d, start=int(a), stop=int(max(a, b)))
                  for a, b in zip(starts, stops))
+
+
+def split_with_sizes(input: Tensor, split_sizes, dim=0):
+    """Views of the listed sizes along ``dim`` (``torch.split_with_sizes``); RuntimeError when they do not
+    sum to the dim's size."""
+    return split(input, list(_ints((split_sizes,), "split_with_sizes", "split_sizes")), dim)
+
+
+def _directional_split(name, input, indices_or_sections, dim, min_dims):
+    nd = input._data.ndim
+    if nd < min_dims:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension"
+                           f"{'s' if min_dims > 1 else ''}, but got a tensor with {nd} dimensions!")
+    if isinstance(indices_or_sections, (int, np.integer)):
+        n = input._data.shape[dim]
+        if indices_or_sections == 0 or n % indices_or_sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
+                               f"{n} is not divisible by the split_size {indices_or_sections}!")
+    return tensor_split(input, indices_or_sections, dim)
+
+
+def hsplit(input: Tensor, indices_or_sections):
+    """``tensor_split`` along dim 1 (dim 0 for a 1-d input) (``torch.hsplit``); a number of sections must
+    divide the dim's size (RuntimeError otherwise)."""
+    return _directional_split("hsplit", input, indices_or_sections, 1 if input._data.ndim > 1 else 0, 1)
+
+
+def vsplit(input: Tensor, indices_or_sections):
+    """``tensor_split`` along dim 0 of an input with at least 2 dims (``torch.vsplit``)."""
+    return _directional_split("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input: Tensor, indices_or_sections):
+    """``tensor_split`` along dim 2 of an input with at least 3 dims (``torch.dsplit``)."""
+    return _directional_split("dsplit", input, indices_or_sections, 2, 3)
 
 
 class UnbindBackward0(Op):

@@ -18,7 +18,7 @@ from ._cpu_order import kthvalue_order, sort_order, topk_order
 from ._out import _out
 
 __all__ = """nonzero argwhere topk sort argsort msort kthvalue unique unique_consecutive bincount searchsorted
-bucketize""".split()
+bucketize isin""".split()
 
 
 def _result_type(name):
@@ -278,3 +278,17 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if a.size and a.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     return _make((a[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None) -> Tensor:
+    """A bool tensor shaped like ``elements``: True where the element occurs in ``test_elements``
+    (``torch.isin``; either may be a number; ``invert=True`` negates). Values compare after promotion."""
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin() received an invalid combination of arguments - got (elements and test_elements "
+                        "both numbers), but expected at least one Tensor")
+    e = elements._data if isinstance(elements, Tensor) else np.asarray(elements)
+    t = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    for arr in (e, t):
+        if arr.dtype.kind == "c":
+            raise NotImplementedError("Unsupported input type encountered for isin(): ComplexFloat")
+    return _out(_make(np.asarray(np.isin(e, t, invert=bool(invert)))), out)

@@ -1,5 +1,6 @@
 """Order statistics and counts: ``quantile``/``nanquantile``, the NaN-ignoring median ``nanmedian``,
-the most frequent value ``mode``, and the histogram ``histc``.
+the most frequent value ``mode``, the histogram ``histc``, and the covariance and correlation
+matrices ``cov``/``corrcoef``.
 
 Quantiles compose differentiable ops (sort, gather, lerp) as PyTorch does; ``nanmedian`` and
 ``mode`` are ``Op``s sharing the extreme-value machinery of ``reduction.py`` (``median``'s home), so
@@ -8,9 +9,11 @@ the gradient goes to the selected element. ``histc`` is not differentiable.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
+from .._dtype import get_default_dtype
 from .._tensor import Tensor, _make
 from ._util import wrap_dim
 from .pointwise import _out, lerp
@@ -20,7 +23,7 @@ from .scatter import gather
 from ._cpu_order import mode_index
 from .sorting import sort
 
-__all__ = ["median", "quantile", "nanquantile", "nanmedian", "mode", "histc"]
+__all__ = ["median", "quantile", "nanquantile", "nanmedian", "mode", "histc", "cov", "corrcoef"]
 
 _return_type("nanmedian", "values indices")
 
@@ -264,3 +267,77 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     pos = ((v - lo) * bins / (hi - lo)).astype(np.int64)
     pos = np.minimum(pos, bins - 1)
     return _out(_make(np.bincount(pos, minlength=bins).astype(a.dtype)), out)
+
+
+# ------------------------------------------------------------------------------------------------
+# cov / corrcoef: compositions of differentiable ops, as PyTorch's
+# ------------------------------------------------------------------------------------------------
+def _check_weights(w, name, n, integral):
+    if w is None:
+        return None
+    if w._data.ndim > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                           f"{w._data.ndim} dimensions")
+    if w._data.size != n:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the input "
+                           f"but got {w._data.size} != {n}")
+    if integral and w._data.dtype.kind not in "iu":
+        raise RuntimeError(f"cov(): expected fweights to have integral dtype but got fweights with "
+                           f"{w.dtype._aten_name} dtype")
+    if not integral and w._data.dtype.kind not in "fV":
+        raise RuntimeError(f"cov(): expected aweights to have floating point dtype but got aweights with "
+                           f"{w.dtype._aten_name} dtype")
+    if w._data.size and w._data.min() < 0:
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+    return w
+
+
+def cov(input: Tensor, *, correction=1, fweights=None, aweights=None) -> Tensor:
+    """The covariance matrix of the variables in the rows of ``input`` (``torch.cov``; a 1-d input is one
+    variable), observations in the columns, optionally weighted by integer frequencies ``fweights`` and
+    float ``aweights``; ``correction`` is Bessel's (1: unbiased). A 0-d result for one variable. Integer
+    inputs give the default float dtype. RuntimeError for more than 2 dims or bad weights."""
+    nd = input._data.ndim
+    if nd > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {nd} "
+                           "dimensions")
+    x = input.reshape(1, -1) if nd < 2 else input
+    if x._data.dtype.kind in "iub":
+        x = x.to(get_default_dtype())
+    n = x.shape[1]
+    fw = _check_weights(fweights, "fweights", n, True)
+    aw = _check_weights(aweights, "aweights", n, False)
+    w = fw if aw is None else (aw if fw is None else fw * aw)
+    if w is None:
+        w_sum = n
+        avg = x.mean(1)
+        norm = n - correction
+    else:
+        w_sum = w.sum()
+        avg = (x * w).sum(1) / w_sum
+        if correction == 0:
+            norm = w_sum
+        elif aw is None:
+            norm = w_sum - correction
+        else:
+            norm = w_sum - correction * (w * aw).sum() / w_sum
+    if (norm._data if isinstance(norm, Tensor) else norm) <= 0:
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+                      "observations.")
+        norm = norm * 0 if isinstance(norm, Tensor) else 0
+    xm = x - avg.unsqueeze(1)
+    xw = xm if w is None else xm * w
+    c = xw.matmul(xm.t().conj()) / norm
+    return c.squeeze()
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the rows of ``input`` (``torch.corrcoef``): ``cov`` scaled by
+    the standard deviations, real parts clipped to [-1, 1]."""
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = c.diagonal()
+    std = (d.real if d.is_complex() else d).sqrt()
+    c = c / std.unsqueeze(1) / std.unsqueeze(0)
+    return c if c.is_complex() else c.clamp(-1, 1)

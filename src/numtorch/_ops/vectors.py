@@ -1,4 +1,4 @@
-"""Operations on the vectors laid along one dim: the cross product of 3-vectors (``cross``) and
+"""Operations on vectors: the cross product of 3-vectors (``cross``), the outer-product update ``addr``, and
 ``renorm``, which rescales each slice whose p-norm exceeds a maximum.
 """
 from __future__ import annotations
@@ -7,13 +7,16 @@ import warnings
 
 import numpy as np
 
+from .._dtype import result_type
 from ._util import wrap_dim
 from .creation import ones_like
 from .linalg import cross as _linalg_cross
+from .logic import logical_and, logical_or
+from .matmul import outer
 from .pointwise import _out, where
 from .reduction import LinalgVectorNormBackward0, _tname
 
-__all__ = ["cross", "renorm"]
+__all__ = ["cross", "renorm", "addr"]
 
 
 def cross(input, other, dim=None, *, out=None):
@@ -46,3 +49,28 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     norm = LinalgVectorNormBackward0.apply(input, ord=float(p), axes=axes, keepdim=True)
     factor = where(norm > maxnorm, maxnorm / (norm + 1e-7), ones_like(norm))
     return _out(input * factor, out)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * outer(vec1, vec2)`` (``torch.addr``); ``input`` broadcasts to ``(n, m)``.
+    With ``beta=0`` the input is ignored (its NaNs too). Bool tensors: ``(beta and input) or (alpha and
+    outer)``. RuntimeError for vectors that are not 1-D, or float ``alpha``/``beta`` with integer tensors."""
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v._data.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v._data.ndim}-D")
+    kind = np.result_type(input._data, vec1._data, vec2._data).kind
+    if kind in "iub":
+        for name, v in (("beta", beta), ("alpha", alpha)):
+            if isinstance(v, float) or (kind != "b" and isinstance(v, complex)):
+                what = "Boolean" if kind == "b" else "integral"
+                raise RuntimeError(f"For {what} input tensors, argument {name} must not be a floating point number.")
+    prod = outer(vec1, vec2)
+    n, m = prod.shape
+    base = input.expand(n, m)
+    if kind == "b":
+        res = logical_and(prod, bool(alpha))
+        res = logical_or(res, logical_and(base, bool(beta))) if beta else res
+    else:
+        res = prod * alpha if alpha != 1 else prod
+        res = (base if beta == 1 else base * beta) + res if beta != 0 else res.to(result_type(input, prod))
+    return _out(res, out)

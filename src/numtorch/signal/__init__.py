@@ -1,0 +1,4 @@
+"""``torch.signal``: signal-processing helpers; today its one subpackage, ``windows``."""
+from . import windows
+
+__all__ = ["windows"]
