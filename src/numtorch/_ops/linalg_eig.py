@@ -7,7 +7,9 @@ backward is PyTorch's: with ``E_ij = conj(L_j - L_i)`` (1 on the diagonal),
     gA = V^-H (diag(gL) + (V^H gV - V^H V diag(re(V^H gV))) / E) V^H
 
 (off the diagonal for the ``gV`` part), whose real part is taken for real ``A``. It is only defined
-for losses that do not depend on each eigenvector's phase: ``Im diag(V^H gV)`` must vanish.
+for losses that do not depend on each eigenvector's phase: ``Im diag(V^H gV)`` must vanish. The
+forward-AD rule is PyTorch's too: ``dP = V^-1 dA V``, ``dL = diag(dP)``, ``dV = V (dP / E)`` (zero
+diagonal) less ``V diag(re(V^H V (dP / E)))``, which keeps the columns' norms.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import Op
 from . import linalg as _la
+from .creation import eye
 
 __all__ = ["eig", "eigvals"]
 
@@ -57,6 +60,16 @@ class LinalgEigBackward0(Op):
             g[..., diag, diag] = gl
         ga = np.linalg.solve(vh, g @ vh)
         return ga.real if self.real_input else ga
+
+    def jvp(self, da):
+        w, v = self.fw_out
+        dp = _la.solve(v, da.to(v.dtype) @ v)  # V^-1 dA V
+        n = w.shape[-1]
+        i = eye(n, dtype=w.dtype)
+        gaps = w.unsqueeze(-2) - w.unsqueeze(-1) + i  # E_ij = L_j - L_i, ones on the diagonal (zeroed below)
+        dv = v @ (dp / gaps * (1 - i))
+        dv = dv - v * (v.mH @ dv).diagonal(0, -2, -1).real.to(v.dtype).unsqueeze(-2)
+        return dp.diagonal(0, -2, -1), dv
 
 
 def eig(A: Tensor, *, out=None):

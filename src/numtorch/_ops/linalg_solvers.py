@@ -103,9 +103,10 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left=True, adjoint=False,
     if not adjoint:  # A = P L U: X = U^-1 L^-1 P^T B
         y = _tri(matmul(perm.mT, B), low, upper=False, unitri=True)
         return _tri(y, up, upper=True)
-    # A^H = U^H L^H P^T: X = P L^-H U^-H B
-    y = _tri(B, up.conj() if up.is_complex() else up, upper=True, transpose=True)
-    y = _tri(y, low.conj() if low.is_complex() else low, upper=False, transpose=True, unitri=True)
+    # A^H = U^H L^H P^T: X = P L^-H U^-H B (the adjoints passed as matrices: the triangular solve's
+    # forward-AD rule, as PyTorch's, takes its `transpose` flag's tangent untransposed)
+    y = _tri(B, up.mH, upper=False)
+    y = _tri(y, low.mH, upper=True, unitri=True)
     return matmul(perm, y)
 
 
@@ -125,6 +126,9 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper, left=True, unitriangular=Fa
     dtype = _dtype.promote_types(A.dtype, B.dtype)
     A, B = A.to(dtype), B.to(dtype)
     _la._check(A, fn, square=True)
+    # only the triangle is read, so only its tangent counts (forward AD; torch.triangular_solve differs)
+    off = 1 if unitriangular else 0
+    A = A.triu(off) if upper else A.tril(-off)
     if left:
         return _tri(B, A, bool(upper), unitri=bool(unitriangular))
     return _tri(B.mT, A, bool(upper), transpose=True, unitri=bool(unitriangular)).mT
