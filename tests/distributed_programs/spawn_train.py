@@ -15,7 +15,9 @@ WORLD = 2
 
 
 def show(tag, rank, values):
-    print(f"{tag} rank={rank} " + " ".join(f"{v:.6g}" for v in values), flush=True)
+    # one write per line: the workers share the parent's stdout, and print's two writes may interleave
+    sys.stdout.write(f"{tag} rank={rank} " + " ".join(f"{v:.6g}" for v in values) + "\n")
+    sys.stdout.flush()
 
 
 def worker(rank, mode, port):

@@ -24,8 +24,7 @@ from . import _mpi_spawn
 
 __all__ = list(getattr(_mp, "__all__", [])) + ["set_sharing_strategy", "get_sharing_strategy",
                                                "get_all_sharing_strategies", "spawn", "start_processes",
-                                               "ProcessContext", "ProcessException", "ProcessRaisedException",
-                                               "ProcessExitedException"]
+                                               "ProcessContext", "ProcessRaisedException", "ProcessExitedException"]
 
 _strategy = "file_descriptor"
 
