@@ -21,6 +21,7 @@ import time
 from multiprocessing import *  # noqa: F401,F403
 
 from . import _mpi_spawn
+from ._exceptions import ProcessExitedException, ProcessRaisedException
 
 __all__ = list(getattr(_mp, "__all__", [])) + ["set_sharing_strategy", "get_sharing_strategy",
                                                "get_all_sharing_strategies", "spawn", "start_processes",
@@ -43,37 +44,6 @@ def set_sharing_strategy(new_strategy: str) -> None:
     if new_strategy not in get_all_sharing_strategies():
         raise ValueError(f"invalid sharing strategy {new_strategy!r}")
     _strategy = new_strategy
-
-
-class ProcessException(Exception):
-    """A spawned process failed (``torch.multiprocessing.ProcessException``): ``error_index`` is its
-    index, ``error_pid`` its process id."""
-
-    def __init__(self, msg: str, error_index: int, error_pid: int):
-        super().__init__(msg)
-        self.msg, self.error_index, self.error_pid = msg, error_index, error_pid
-
-    def __reduce__(self):
-        return type(self), (self.msg, self.error_index, self.error_pid)
-
-
-class ProcessRaisedException(ProcessException):
-    """A spawned process raised; the message holds its traceback."""
-
-
-class ProcessExitedException(ProcessException):
-    """A spawned process exited with a non-zero code or was killed by a signal."""
-
-    def __init__(self, msg, error_index=None, error_pid=None, exit_code=None, signal_name=None):
-        super().__init__(msg, error_index, error_pid)
-        self.exit_code, self.signal_name = exit_code, signal_name
-
-    def __reduce__(self):
-        return type(self), (self.msg, self.error_index, self.error_pid, self.exit_code, self.signal_name)
-
-
-for _cls in (ProcessException, ProcessRaisedException, ProcessExitedException):
-    _cls.__module__ = "numtorch.multiprocessing"
 
 
 def _wrap(fn, i, args, error_file):

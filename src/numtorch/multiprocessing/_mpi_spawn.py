@@ -38,6 +38,8 @@ import threading
 import time
 import traceback
 
+from ._exceptions import ProcessExitedException, ProcessRaisedException
+
 __all__ = ["mpi_spawn_available", "start", "MPIProcessContext", "child_main"]
 
 _CHILD = "from numtorch.multiprocessing._mpi_spawn import child_main; child_main()"
@@ -177,7 +179,6 @@ class MPIProcessContext:
 
 def _raise_for(results, pids, rc, stderr) -> None:
     """Raise PyTorch's exception for the worker that failed first (nothing when all succeeded)."""
-    from . import ProcessExitedException, ProcessRaisedException  # the package defines them (and imports us)
     raised = [(r[3], i) for i, r in enumerate(results) if r and r[0] == "raised" and not r[2]]
     followers = [(r[3], i) for i, r in enumerate(results) if r and r[0] == "raised" and r[2]]
     exits = [(r[2], i) for i, r in enumerate(results) if r and r[0] == "exit"]
