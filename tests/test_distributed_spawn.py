@@ -48,6 +48,7 @@ JOBS = {
     "torch_raise": ([sys.executable, PROGRAM, "raise"], {}),
     "alias_raise": ([sys.executable, "-m", "numtorch.alias", PROGRAM, "raise"], {}),
     "alias_exit": ([sys.executable, "-m", "numtorch.alias", PROGRAM, "exit"], {}),
+    "alias_kill": ([sys.executable, "-m", "numtorch.alias", PROGRAM, "kill"], {}),
     # NUMTORCH_SPAWN=multiprocessing: Python's multiprocessing, whose workers cannot form a process group
     "fallback": ([sys.executable, os.path.join(HERE, "distributed_programs", "spawn_fallback.py")],
                  {"NUMTORCH_SPAWN": "multiprocessing"}),
@@ -143,7 +144,16 @@ def test_worker_that_raises(jobs):
 
 def test_worker_exit_code(jobs):
     out = _output(jobs["alias_exit"])
-    assert "PARENT ProcessExitedException index=1 code=3 msg=process 1 terminated with exit code 3" in out, out[-3000:]
+    assert "PARENT ProcessExitedException index=1 code=3 signal=None msg=process 1 terminated with exit code 3" \
+        in out, out[-3000:]
+    assert "WEIGHT" not in out
+
+
+def test_worker_killed_by_a_signal(jobs):
+    out = _output(jobs["alias_kill"])
+    assert "PARENT ProcessExitedException index=1 code=-9 signal=SIGKILL msg=process 1 terminated with signal " \
+           "SIGKILL" in out, out[-3000:]
+    assert "WEIGHT" not in out
 
 
 def test_fallback_without_mpi_uses_multiprocessing(jobs):

@@ -2,9 +2,10 @@
 
 Run with real torch (gloo) and with ``python -m numtorch.alias``; the test compares what they print.
 
-    python spawn_train.py MODE PORT     MODE: env | tcp | raise | exit
+    python spawn_train.py MODE PORT     MODE: env | tcp | raise | exit | kill
 """
 import os
+import signal
 import sys
 
 import torch
@@ -31,6 +32,8 @@ def worker(rank, mode, port):
         raise ValueError("boom in worker 1")
     if mode == "exit" and rank == 1:
         sys.exit(3)
+    if mode == "kill" and rank == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
     # a tiny linear model, the same weights everywhere, each rank its own data; gradients averaged
     model = torch.nn.Linear(3, 2)
     with torch.no_grad():
@@ -66,6 +69,7 @@ if __name__ == "__main__":
         print("MESSAGE-BEGIN" + str(e) + "MESSAGE-END", flush=True)
         sys.exit(0)
     except mp.ProcessExitedException as e:
-        print(f"PARENT ProcessExitedException index={e.error_index} code={e.exit_code} msg={e}", flush=True)
+        print(f"PARENT ProcessExitedException index={e.error_index} code={e.exit_code} signal={e.signal_name} "
+              f"msg={e}", flush=True)
         sys.exit(0)
     print("PARENT DONE", flush=True)

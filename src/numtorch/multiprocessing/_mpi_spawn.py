@@ -89,6 +89,17 @@ def _child_env() -> dict:
     return env
 
 
+def _die_with_parent() -> None:
+    """(In mpiexec, before it starts) Linux: SIGTERM when the parent dies, so that mpiexec -- in its own
+    session, out of reach of the terminal's Ctrl-C -- ends its workers even if the parent is killed."""
+    if sys.platform.startswith("linux"):
+        import ctypes  # prctl(PR_SET_PDEATHSIG), as PyTorch's workers do
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+        except (OSError, AttributeError):
+            pass
+
+
 def start(fn, args, nprocs: int) -> "MPIProcessContext":
     """Start ``fn(i, *args)`` for ``i`` in ``range(nprocs)`` as the ranks of one ``mpiexec`` job."""
     jobdir = tempfile.mkdtemp(prefix="numtorch-spawn-")
@@ -99,7 +110,8 @@ def start(fn, args, nprocs: int) -> "MPIProcessContext":
             pickle.dump((fn, tuple(args)), f)  # as multiprocessing's spawn: fn must be picklable by name
         cmd = [_mpiexec(), "-n", str(nprocs), "--oversubscribe", "--bind-to", "none",
                sys.executable, "-c", _CHILD, jobdir]
-        proc = subprocess.Popen(cmd, env=_child_env(), stderr=subprocess.PIPE, start_new_session=True)
+        proc = subprocess.Popen(cmd, env=_child_env(), stderr=subprocess.PIPE, start_new_session=True,
+                                preexec_fn=_die_with_parent)
     except BaseException:
         shutil.rmtree(jobdir, ignore_errors=True)
         raise
