@@ -118,7 +118,7 @@ def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method
     signal NAME"``) is raised. ``join=False`` returns a context whose ``join()`` does that.
     """
     if start_method in ("spawn", "forkserver") and nprocs >= 1 and _mpi_spawn.mpi_spawn_available():
-        context = _mpi_spawn.start(fn, args, nprocs)
+        context = _mpi_spawn.start(fn, args, nprocs, daemon)
     else:
         ctx = _mp.get_context(start_method)
         error_files, processes = [], []

@@ -26,6 +26,7 @@ start method:
 """
 from __future__ import annotations
 
+import atexit
 import os
 import pickle
 import re
@@ -100,11 +101,12 @@ def _die_with_parent() -> None:
             pass
 
 
-def start(fn, args, nprocs: int) -> "MPIProcessContext":
+def start(fn, args, nprocs: int, daemon: bool = False) -> "MPIProcessContext":
     """Start ``fn(i, *args)`` for ``i`` in ``range(nprocs)`` as the ranks of one ``mpiexec`` job."""
     jobdir = tempfile.mkdtemp(prefix="numtorch-spawn-")
     try:
-        prep = {"sys_path": list(sys.path), "cwd": os.getcwd(), "alias": _aliased(), **_main_info()}
+        prep = {"sys_path": list(sys.path), "sys_argv": list(sys.argv), "cwd": os.getcwd(), "alias": _aliased(),
+                **_main_info()}
         with open(os.path.join(jobdir, "job.pickle"), "wb") as f:
             pickle.dump(prep, f)
             pickle.dump((fn, tuple(args)), f)  # as multiprocessing's spawn: fn must be picklable by name
@@ -115,7 +117,21 @@ def start(fn, args, nprocs: int) -> "MPIProcessContext":
     except BaseException:
         shutil.rmtree(jobdir, ignore_errors=True)
         raise
-    return MPIProcessContext(proc, jobdir, nprocs)
+    context = MPIProcessContext(proc, jobdir, nprocs, daemon)
+    _unjoined.append(context)
+    return context
+
+
+_unjoined = []  # contexts of spawn(..., join=False) not joined yet: settled when the parent exits
+
+
+@atexit.register
+def _settle_at_exit() -> None:
+    """As multiprocessing does for its children at exit: wait for non-daemonic workers, end daemonic ones."""
+    for context in list(_unjoined):
+        if not context.daemon:
+            context.proc.wait()
+        context._finish()
 
 
 class MPIProcessContext:
@@ -124,8 +140,8 @@ class MPIProcessContext:
     ``timeout`` passed first, and raises ``ProcessRaisedException``/``ProcessExitedException`` when a
     worker failed; ``pids()`` lists the workers' process ids."""
 
-    def __init__(self, proc, jobdir, nprocs):
-        self.proc, self.jobdir, self.nprocs = proc, jobdir, nprocs
+    def __init__(self, proc, jobdir, nprocs, daemon=False):
+        self.proc, self.jobdir, self.nprocs, self.daemon = proc, jobdir, nprocs, daemon
         self._stderr = []  # mpiexec's stderr (the workers' too), forwarded as it comes and kept to scan
         self._reader = threading.Thread(target=self._forward, daemon=True)
         self._reader.start()
@@ -177,16 +193,14 @@ class MPIProcessContext:
     def _finish(self):
         """Kill whatever is left of mpiexec's process group and remove the job folder (once)."""
         self._done = True
+        if self in _unjoined:
+            _unjoined.remove(self)
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
         self.proc.wait()
         shutil.rmtree(self.jobdir, ignore_errors=True)
-
-    def __del__(self):
-        if not getattr(self, "_done", True) and self.proc.poll() is None:
-            self._finish()
 
 
 def _raise_for(results, pids, rc, stderr) -> None:
@@ -233,7 +247,7 @@ def _write(jobdir, rank, record) -> None:
 
 def _prepare(prep) -> None:
     """Make this process look like the parent: sys.path, the alias, and ``__main__``."""
-    sys.path[:] = prep["sys_path"]
+    sys.path[:], sys.argv = prep["sys_path"], prep["sys_argv"]
     os.chdir(prep["cwd"])
     if prep["alias"]:
         from .. import alias  # torch -> numtorch here too, before the user's script imports torch
@@ -262,7 +276,6 @@ def child_main() -> None:
     rank = int(os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMIX_RANK", "0")))
     with open(os.path.join(jobdir, f"pid{rank}"), "w", encoding="ascii") as f:
         f.write(str(os.getpid()))
-    sys.argv = [""]
     try:
         with open(os.path.join(jobdir, "job.pickle"), "rb") as f:
             _prepare(pickle.load(f))
