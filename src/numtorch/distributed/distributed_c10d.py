@@ -235,8 +235,9 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         raise RuntimeError(
             f"init_process_group: world_size is {env_world} but this process was not started by MPI (its MPI "
             "world has 1 process). Start the program with `mpiexec -n N python script.py` or `python -m "
-            "numtorch.distributed.run --nproc_per_node=N script.py`; processes started by "
-            "torch.multiprocessing.spawn cannot be joined into one MPI job by numtorch.")
+            "numtorch.distributed.run --nproc_per_node=N script.py`, or start the workers with "
+            "torch.multiprocessing.spawn (which uses mpiexec when MPI is installed); processes started "
+            "another way cannot be joined into one MPI job by numtorch.")
     if env_world not in (-1, n):
         raise ValueError(f"init_process_group: world_size={env_world} but MPI started {n} processes")
     comm = world
