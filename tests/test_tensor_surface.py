@@ -52,6 +52,18 @@ def test_storage_nbytes_itemsize_is_view_match_torch():
     assert not isinstance(3, nt.autograd.Variable)
 
 
+def test_storage_repr_and_constructors_match_torch():
+    outs = []
+    for T in (nt, ref):
+        with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+            typed = [T.arange(3.0).storage(), T.arange(0.0).storage()]
+        made = [T.TypedStorage([1, 2], dtype=T.int32), T.UntypedStorage([1, 2]), T.UntypedStorage(0),
+                T.arange(2, dtype=T.int8).untyped_storage()]
+        sized = [T.TypedStorage(3, dtype=T.float64), T.TypedStorage(2)]  # torch's memory is uninitialized
+        outs.append([repr(s) for s in typed + made] + [(s.size(), s.nbytes(), s.dtype) for s in sized])
+    assert outs[0] == outs[1]
+
+
 def test_dlpack_shares_memory_with_torch_and_numpy():
     t = nt.arange(4.0)
     u = nt.utils.dlpack.from_dlpack(nt.utils.dlpack.to_dlpack(t))
