@@ -61,7 +61,7 @@ def test_storage_repr_and_constructors_match_torch():
         made = [T.TypedStorage([1, 2], dtype=T.int32), T.UntypedStorage([1, 2]), T.UntypedStorage(0),
                 T.arange(2, dtype=T.int8).untyped_storage()]
         sized = [T.TypedStorage(3, dtype=T.float64), T.TypedStorage(2)]  # torch's memory is uninitialized
-        outs.append([repr(s) for s in typed + made] + [(s.size(), s.nbytes(), s.dtype) for s in sized])
+        outs.append([repr(s) for s in typed + made] + [(s.size(), s.nbytes(), str(s.dtype)) for s in sized])
     assert outs[0] == outs[1]
 
 
