@@ -65,6 +65,18 @@ def test_storage_repr_and_constructors_match_torch():
     assert outs[0] == outs[1]
 
 
+def test_dlpack_requires_grad_and_bfloat16_match_torch():
+    for T in (nt, ref):
+        with pytest.raises(BufferError, match="Can't export tensors that require gradient"):
+            T.from_dlpack(T.ones(2, requires_grad=True))
+        cap = T.utils.dlpack.to_dlpack(T.ones(2, requires_grad=True))  # to_dlpack itself does not refuse
+        assert T.from_dlpack(cap).tolist() == [1.0, 1.0]
+        b = T.from_dlpack(T.ones(2, dtype=T.bfloat16))
+        assert b.dtype == T.bfloat16 and b.tolist() == [1.0, 1.0]
+    with pytest.raises(BufferError):
+        nt.from_dlpack(ref.ones(2, requires_grad=True))
+
+
 def test_dlpack_shares_memory_with_torch_and_numpy():
     t = nt.arange(4.0)
     u = nt.utils.dlpack.from_dlpack(nt.utils.dlpack.to_dlpack(t))
