@@ -11,8 +11,8 @@ and ``isinstance(x, Buffer)`` checks that flag.
 
 ``UninitializedParameter`` / ``UninitializedBuffer`` are the placeholders of the Lazy modules: no
 shape yet (reading ``.shape`` raises RuntimeError, any op on them PyTorch's ValueError), a dtype and
-device; ``materialize(shape)`` gives them an
-(uninitialised) array and turns them into a plain ``Parameter`` / ``Tensor``.
+device; ``materialize(shape)`` gives them an (uninitialised) array and turns them into a plain
+``Parameter`` / ``Tensor``.
 """
 from __future__ import annotations
 
