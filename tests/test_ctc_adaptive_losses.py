@@ -66,6 +66,10 @@ def test_ctc_raw_gradient_and_module_float32():
     lambda T, lp: T.nn.functional.ctc_loss(lp, T.tensor([[1, 2], [1, 1]]), [5, 5], [2]),
     lambda T, lp: T.nn.functional.ctc_loss(lp, T.tensor([[1, 2], [1, 1]]), [5, 5], [2, -1]),
     lambda T, lp: T.nn.functional.ctc_loss(lp, T.tensor([1, 2, 1, 1]), [5, 5], [2, 3]),
+    lambda T, lp: T.nn.functional.ctc_loss(lp, T.tensor([[1, 2], [1, 1]]), [5, -1], [2, 2]),  # negative input length
+    lambda T, lp: T.nn.functional.ctc_loss(lp, T.tensor([[1, 2], [1, 1]]), [5, 5], [2, 2], blank=4),
+    lambda T, lp: T.nn.functional.ctc_loss(lp, T.tensor([[1, 2], [1, 1]]), [5, 5], [2, 2], blank=-1),
+    lambda T, lp: T.nn.functional.ctc_loss(lp[:, :0], T.zeros(0, 2, dtype=T.long), [], []),  # empty batch
 ])
 def test_ctc_errors_match_torch(call):
     lp = np.log(np.full((5, 2, 4), 0.25))

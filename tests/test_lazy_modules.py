@@ -2,6 +2,7 @@
 Uninitialized placeholders against torch: shapes inferred from the first input, the same random
 initialisation, the class they become, state_dicts before and after, errors."""
 import copy
+import io
 
 import numpy as np
 import pytest
@@ -83,3 +84,45 @@ def test_lazy_errors_match_torch():
             T.nn.LazyConv2d(2, 1)(T.ones(2, 3, 4, 4, 4))
         with pytest.raises(ValueError, match="in_channels must be divisible by groups"):
             T.nn.LazyConv1d(4, 1, groups=2)(T.ones(1, 3, 4))
+
+
+def _lazy_net(T):
+    return T.nn.Sequential(T.nn.LazyConv2d(4, 3), T.nn.LazyBatchNorm2d(), T.nn.Flatten(), T.nn.LazyLinear(5))
+
+
+@pytest.mark.parametrize("use", [
+    lambda T, m: sum(p.numel() for p in m.parameters()),  # counting parameters before the dry run
+    lambda T, m: m[0].weight + 1,
+    lambda T, m: m[0].weight.sum(),
+    lambda T, m: m[0].weight.dim(),
+    lambda T, m: m[1].running_mean * 2,  # an UninitializedBuffer
+    lambda T, m: T.nn.init.normal_(m[3].weight),
+    lambda T, m: T.nn.utils.parameters_to_vector(m.parameters()),
+])
+def test_ops_on_uninitialized_placeholders_raise_value_error_as_torch(use):
+    for T in (nt, ref):
+        with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter in"):
+            use(T, _lazy_net(T))
+
+
+def test_uninitialized_metadata_and_conversions_still_work_as_torch():
+    for T in (nt, ref):
+        m = _lazy_net(T).double()
+        w = m[0].weight
+        assert (w.dtype, w.requires_grad, w.ndim, tuple(w.size()), w.is_floating_point()) == \
+            (T.float64, True, 1, (0,), True)
+        m.load_state_dict(_lazy_net(T).double().state_dict())  # placeholders into placeholders
+        assert m[3].has_uninitialized_params()
+        m(T.randn(2, 3, 6, 6, dtype=T.float64))
+        assert tuple(m[3].weight.shape) == (5, 64) and m[3].weight.dtype == T.float64
+
+
+def test_uninitialized_module_save_load_stays_lazy():
+    for T in (nt, ref):
+        buf = io.BytesIO()
+        T.save(_lazy_net(T), buf)
+        buf.seek(0)
+        m = T.load(buf, weights_only=False)
+        assert type(m[3].weight).__name__ == "UninitializedParameter"
+        assert type(m[1].running_mean).__name__ == "UninitializedBuffer"
+        assert tuple(m(T.randn(2, 3, 6, 6)).shape) == (2, 5)

@@ -109,3 +109,24 @@ def test_lstmcell_sequence_model_with_strong_wolfe_float64():
     for a, b in zip(runs[0][1], runs[1][1]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
     assert runs[0][0][-1] < runs[0][0][0]
+
+
+def test_lbfgs_state_keys_and_two_loop_coefficients_match_torch():
+    states = []
+    for T in (nt, ref):
+        p = T.tensor([1.5, -2.0, 3.0], dtype=T.float64, requires_grad=True)
+        opt = T.optim.LBFGS([p], history_size=3, max_iter=4)
+
+        def closure():
+            opt.zero_grad()
+            loss = ((p - 1) ** 4).sum() + (p ** 2).sum()
+            loss.backward()
+            return loss
+        opt.step(closure)
+        opt.step(closure)
+        states.append(opt.state_dict()["state"][0])
+    assert list(states[0]) == list(states[1])
+    al = [[None if a is None else float(a) for a in s["al"]] for s in states]
+    assert [a is None for a in al[0]] == [a is None for a in al[1]]
+    np.testing.assert_allclose([a for a in al[0] if a is not None], [a for a in al[1] if a is not None], rtol=1e-9,
+                               atol=1e-12)

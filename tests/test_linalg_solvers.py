@@ -183,3 +183,12 @@ def test_errors_match_torch(call):
             call(T)
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (3, 0), (0, 3), (2, 3, 0), (0, 3, 3)])
+def test_lu_of_empty_matrices_matches_torch(shape):
+    for name in ("lu", "lu_factor", "lu_factor_ex"):
+        outs = [getattr(T.linalg, name)(T.zeros(shape, dtype=T.float64)) for T in (nt, ref)]
+        assert [tuple(o.shape) for o in outs[0]] == [tuple(o.shape) for o in outs[1]]
+        for a, b in zip(*outs):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())

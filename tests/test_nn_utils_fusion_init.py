@@ -66,6 +66,8 @@ def test_skip_init_draws_nothing_and_checks_class():
         np.testing.assert_array_equal(after, T.rand(3).numpy())
         with pytest.raises(RuntimeError, match="Expected a Module"):
             T.nn.utils.skip_init(int)
+        with pytest.raises(TypeError, match="must be a class"):  # a factory function, not a class
+            T.nn.utils.skip_init(lambda device=None: T.nn.Linear(2, 2, device=device))
 
         class NoDevice(T.nn.Module):
             def __init__(self, n):

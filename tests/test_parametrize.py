@@ -155,6 +155,56 @@ def test_errors_match_torch(case):
     assert kinds[0] is kinds[1] and kinds[0] is not None
 
 
+def _shape_dtype_parametrizations(T):
+    class Shrink(T.nn.Module):
+        def forward(self, X):
+            return X[0]
+
+    class ToDouble(T.nn.Module):
+        def forward(self, X):
+            return X.double()
+
+    class InvShrink(T.nn.Module):
+        def forward(self, X):
+            return X
+
+        def right_inverse(self, X):
+            return X[0]
+
+    class InvDouble(InvShrink):
+        def right_inverse(self, X):
+            return X.double()
+    return [Shrink, ToDouble, InvShrink, InvDouble]
+
+
+@pytest.mark.parametrize("already", [False, True])
+@pytest.mark.parametrize("which", range(4))
+def test_dtype_and_shape_messages_match_torch(already, which):
+    msgs = []
+    for T in (nt, ref):
+        m = T.nn.Linear(3, 3)
+        if already:
+            T.nn.utils.parametrize.register_parametrization(m, "weight", _scale(T))
+        with pytest.raises(ValueError) as e:
+            T.nn.utils.parametrize.register_parametrization(m, "weight", _shape_dtype_parametrizations(T)[which]())
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_assigning_checks_dtype_even_unsafe_and_takes_a_new_shape_as_torch():
+    out = []
+    for T in (nt, ref):
+        ident = _shape_dtype_parametrizations(T)[2]  # any forward with a right_inverse; set its inverse to identity
+        ident.right_inverse = lambda self, X: X
+        m = T.nn.utils.parametrize.register_parametrization(T.nn.Linear(3, 3), "weight", ident(), unsafe=True)
+        with pytest.raises(ValueError) as e, T.no_grad():
+            m.weight = T.ones(3, 3, dtype=T.float64)
+        with T.no_grad():
+            m.weight = T.ones(4, 4)
+        out.append((str(e.value), tuple(m.parametrizations.weight.original.shape)))
+    assert out[0] == out[1]
+
+
 def test_deepcopy_and_transfer():
     m = nt.nn.Linear(3, 3)
     nt.nn.utils.parametrize.register_parametrization(m, "weight", _sym(nt))

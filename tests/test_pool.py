@@ -215,6 +215,17 @@ def test_max_unpool_errors():
         F.max_unpool2d(v, nt.full((2, 3, 3, 3), 50, dtype=nt.int64), 2)
 
 
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_max_unpool_invalid_index_message_matches_torch(nd):
+    msgs = []
+    for T in (nt, ref):
+        unpool = getattr(T.nn.functional, f"max_unpool{nd}d")
+        with pytest.raises(RuntimeError) as e:
+            unpool(T.ones((1, 1) + (2,) * nd), T.full((1, 1) + (2,) * nd, 100, dtype=T.int64), 2)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]
+
+
 # ------------------------------------------------------------------------------------------------
 # interpolate
 # ------------------------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ import numtorch as nt
 
 FRACTIONAL = [((2, 3, 9, 9), 3, dict(output_size=(4, 5)), 2), ((3, 7, 8), 2, dict(output_size=3), 2),
               ((1, 2, 20, 11), (3, 2), dict(output_ratio=(0.4, 0.5)), 2), ((2, 2, 6, 7, 5), 2, dict(output_size=(3, 4, 2)), 3),
-              ((2, 5, 6, 5), 2, dict(output_ratio=0.5), 3), ((1, 1, 5, 5), 2, dict(output_size=1), 2)]
+              ((2, 5, 6, 5), 2, dict(output_ratio=0.5), 3), ((1, 1, 5, 5), 2, dict(output_size=1), 2),
+              ((0, 3, 6, 6), 2, dict(output_size=3), 2), ((0, 2, 6, 6, 6), 2, dict(output_size=3), 3)]  # empty batch
 
 
 def _run(T, shape, k, kw, nd, module=False, dtype=np.float32):
@@ -45,12 +46,30 @@ def test_fractional_given_samples_float64_and_gradcheck():
         t, 2, output_size=(3, 4), _random_samples=nt.tensor(s)), (xt,))
 
 
+def test_fractional_extra_sample_rows_are_ignored_as_in_torch():
+    x, s = np.random.default_rng(3).standard_normal((2, 3, 8, 8)), np.random.default_rng(4).uniform(size=(4, 3, 2))
+    for xi in (x, x[0]):
+        outs = [T.nn.functional.fractional_max_pool2d(T.tensor(xi), 2, output_size=3, _random_samples=T.tensor(s))
+                for T in (nt, ref)]
+        np.testing.assert_array_equal(outs[0].numpy(), outs[1].numpy())
+
+
 @pytest.mark.parametrize("call", [
     lambda T: T.nn.functional.fractional_max_pool2d(T.randn(1, 2, 5, 5), 3, output_size=4),
     lambda T: T.nn.functional.fractional_max_pool2d(T.randn(2, 5, 5, 5, 5), 2, output_size=2),
     lambda T: T.nn.functional.fractional_max_pool2d(T.randn(1, 2, 5, 5), 2, output_size=2,
                                                     _random_samples=T.rand(1, 3, 2)),
     lambda T: T.nn.functional.fractional_max_pool3d(T.randn(1, 1, 4, 4, 4), 2, output_size=3),
+    lambda T: T.nn.functional.fractional_max_pool2d(T.randn(2, 2, 5, 5), 2, output_size=2,
+                                                    _random_samples=T.rand(1, 2, 2)),  # fewer rows than N
+    lambda T: T.nn.functional.fractional_max_pool2d(T.randn(1, 2, 5, 5), 2, output_size=2,
+                                                    _random_samples=T.rand(1, 2, 3)),
+    lambda T: T.nn.functional.fractional_max_pool2d(T.randn(1, 2, 5, 5), 2, output_size=2,
+                                                    _random_samples=T.rand(1, 2, 2, 1)),
+    lambda T: T.nn.functional.fractional_max_pool2d(T.randn(1, 2, 5, 5), 2, output_size=2,
+                                                    _random_samples=T.rand(1, 2, 2, dtype=T.float64)),
+    lambda T: T.nn.functional.fractional_max_pool2d(T.randn(2, 0, 5, 5), 2, output_size=2),
+    lambda T: T.nn.functional.fractional_max_pool3d(T.randn(2, 0, 5, 5, 5), 2, output_size=2),
 ])
 def test_fractional_runtime_errors_match_torch(call):
     msgs = []

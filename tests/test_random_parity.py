@@ -203,6 +203,18 @@ def test_inplace_samplers_match(shape):
 
 
 @needs_x86
+@pytest.mark.parametrize("shape", [(5,), (40,), (3, 50)])
+def test_complex_uniform_normal_and_linear_init_match(shape):
+    # ATen fills view_as_real(self); normal_ draws each part with std / sqrt(2)
+    for dtype in ("complex64", "complex128"):
+        for fn in (lambda t, x: x.uniform_(-1.0, 2.0), lambda t, x: x.normal_(1.0, 3.0)):
+            a, b = both(5, lambda t: fn(t, t.empty(*shape, dtype=getattr(t, dtype))))
+            same(a, b)
+    a, b = both(6, lambda t: t.nn.Linear(3, shape[0], dtype=t.complex64).weight.detach())  # kaiming_uniform_ on complex
+    same(a, b)
+
+
+@needs_x86
 def test_normal_function_forms_match():
     m = np.linspace(-1, 1, 20).astype(np.float32)
     s = np.linspace(0.1, 2, 20).astype(np.float32)

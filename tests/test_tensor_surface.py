@@ -52,6 +52,31 @@ def test_storage_nbytes_itemsize_is_view_match_torch():
     assert not isinstance(3, nt.autograd.Variable)
 
 
+def test_storage_repr_and_constructors_match_torch():
+    outs = []
+    for T in (nt, ref):
+        with warnings.catch_warnings():  # torch warns about TypedStorage once per process
+            warnings.simplefilter("ignore", UserWarning)
+            typed = [T.arange(3.0).storage(), T.arange(0.0).storage()]
+        made = [T.TypedStorage([1, 2], dtype=T.int32), T.UntypedStorage([1, 2]), T.UntypedStorage(0),
+                T.arange(2, dtype=T.int8).untyped_storage()]
+        sized = [T.TypedStorage(3, dtype=T.float64), T.TypedStorage(2)]  # torch's memory is uninitialized
+        outs.append([repr(s) for s in typed + made] + [(s.size(), s.nbytes(), str(s.dtype)) for s in sized])
+    assert outs[0] == outs[1]
+
+
+def test_dlpack_requires_grad_and_bfloat16_match_torch():
+    for T in (nt, ref):
+        with pytest.raises(BufferError, match="Can't export tensors that require gradient"):
+            T.from_dlpack(T.ones(2, requires_grad=True))
+        cap = T.utils.dlpack.to_dlpack(T.ones(2, requires_grad=True))  # to_dlpack itself does not refuse
+        assert T.from_dlpack(cap).tolist() == [1.0, 1.0]
+        b = T.from_dlpack(T.ones(2, dtype=T.bfloat16))
+        assert b.dtype == T.bfloat16 and b.tolist() == [1.0, 1.0]
+    with pytest.raises(BufferError):
+        nt.from_dlpack(ref.ones(2, requires_grad=True))
+
+
 def test_dlpack_shares_memory_with_torch_and_numpy():
     t = nt.arange(4.0)
     u = nt.utils.dlpack.from_dlpack(nt.utils.dlpack.to_dlpack(t))

@@ -165,7 +165,7 @@ class Tensor:
     def storage(self):
         """``torch.TypedStorage`` of this tensor's memory; deprecated (warns), as in PyTorch."""
         _storage._typed_storage_warning()
-        return _storage.TypedStorage(self.untyped_storage(), self.dtype)
+        return _storage.TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """Export this tensor's memory through DLPack (shared, not copied), for ``from_dlpack`` in NumPy,

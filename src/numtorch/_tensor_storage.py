@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from ._device import device as _device
+from ._dtype import get_default_dtype, to_np as _to_np
 
 __all__ = ["UntypedStorage", "TypedStorage"]
 
@@ -24,10 +25,12 @@ def _owner(a: np.ndarray) -> np.ndarray:
 
 
 class UntypedStorage:
-    """``UntypedStorage(size=0)``: ``size`` zero bytes; a tensor's via ``Tensor.untyped_storage()``."""
+    """``UntypedStorage(size=0)``: ``size`` zero bytes, or ``UntypedStorage(sequence)`` of byte values; a
+    tensor's via ``Tensor.untyped_storage()``."""
 
-    def __init__(self, size: int = 0, *, device=None) -> None:
-        self._array = np.zeros(int(size), np.uint8)
+    def __init__(self, data=0, *, device=None) -> None:
+        self._array = np.zeros(int(data), np.uint8) if isinstance(data, (int, np.integer)) else \
+            np.array(list(data), np.uint8)
 
     @classmethod
     def _of(cls, array: np.ndarray) -> "UntypedStorage":
@@ -67,24 +70,30 @@ class UntypedStorage:
         return self._bytes().tolist()[i] if isinstance(i, slice) else int(self._bytes()[i])
 
     def __repr__(self) -> str:
-        body = "\\n".join(f" {b}" for b in self.tolist())
-        return f"{body}\\n[torch.storage.UntypedStorage(device=cpu) of size {len(self)}]"
+        return _pretty(self.tolist(), f"[torch.storage.UntypedStorage(device=cpu) of size {len(self)}]")
 
 
 class TypedStorage:
     """The elements of a storage in one dtype (``torch.TypedStorage``; deprecated in PyTorch, which warns on
-    ``Tensor.storage()``). ``size()`` counts elements."""
+    ``Tensor.storage()``). ``size()`` counts elements. ``TypedStorage(size=0, dtype=None)`` holds ``size``
+    zeros, ``TypedStorage(sequence, dtype=None)`` those values, ``TypedStorage(wrap_storage=untyped,
+    dtype=...)`` views ``untyped``'s bytes; ``dtype`` defaults to the default dtype."""
 
-    def __init__(self, untyped: UntypedStorage, dtype) -> None:
-        self._untyped_storage, self.dtype = untyped, dtype
+    def __init__(self, data=0, *, wrap_storage: UntypedStorage | None = None, dtype=None, device=None) -> None:
+        self.dtype = get_default_dtype() if dtype is None else dtype
+        if wrap_storage is None:
+            np_dtype = _to_np(self.dtype)
+            wrap_storage = UntypedStorage._of(np.zeros(int(data), np_dtype) if isinstance(data, (int, np.integer))
+                                              else np.array(list(data), np_dtype))
+        self._untyped_storage = wrap_storage
 
     def _values(self) -> np.ndarray:
         itemsize = self.element_size()
         raw = self._untyped_storage._bytes()
-        return raw[:len(raw) // itemsize * itemsize].view(self._untyped_storage._array.dtype)
+        return raw[:len(raw) // itemsize * itemsize].view(_to_np(self.dtype))
 
     def element_size(self) -> int:
-        return self._untyped_storage._array.itemsize
+        return _to_np(self.dtype).itemsize
 
     def size(self) -> int:
         return self._untyped_storage.nbytes() // self.element_size()
@@ -112,8 +121,13 @@ class TypedStorage:
         return self._values().tolist()[i]
 
     def __repr__(self) -> str:
-        body = "\\n".join(f" {v}" for v in self.tolist())
-        return f"{body}\\n[torch.storage.TypedStorage(dtype={self.dtype}, device=cpu) of size {len(self)}]"
+        footer = f"[torch.storage.TypedStorage(dtype={self.dtype}, device=cpu) of size {len(self)}]"
+        return _pretty(self.tolist(), footer)
+
+
+def _pretty(values: list, footer: str) -> str:
+    """PyTorch's storage repr: each value on its own line after a space, then the footer line."""
+    return " " + "\n ".join(str(v) for v in values) + "\n" + footer
 
 
 def _typed_storage_warning() -> None:

@@ -38,7 +38,7 @@ from ._device import device as _Device
 from ._serialization_unpickler import (FullUnpickler, WeightsUnpickler, _is_int, _LoadedStorage, _StorageType,
                                        add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals)
 from ._tensor import Size, Tensor, _make
-from .nn.parameter import Parameter
+from .nn.parameter import Parameter, is_lazy
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals"]
 
@@ -105,6 +105,8 @@ class _TorchPickler(pickle._Pickler):  # the pure-Python pickler lets us write t
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
+            if is_lazy(obj):  # as PyTorch's __reduce_ex__: the class and requires_grad (no data, no dtype)
+                return (_Global("torch.nn.parameter", type(obj).__name__), (obj.requires_grad,))
             if isinstance(obj, Parameter):
                 plain = _make(obj._data)
                 return (_Global("torch._utils", "_rebuild_parameter"),

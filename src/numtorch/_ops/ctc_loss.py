@@ -107,14 +107,19 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     ``reduction``: ``'mean'`` (each loss divided by its target length, then the batch mean), ``'sum'`` or
     ``'none'`` (``(N,)``). Impossible alignments give inf (0 with ``zero_infinity``, and zero gradients).
 
-    Raises ValueError for an unknown reduction; RuntimeError with PyTorch's messages for lengths of the
-    wrong size or out of range, or targets too short.
+    Raises ValueError for an unknown reduction; RuntimeError with PyTorch's messages for empty
+    ``log_probs``, a ``blank`` outside ``[0, C)``, lengths of the wrong size or out of range, or targets
+    too short.
     """
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     unbatched = log_probs.ndim == 2
     lp_t = log_probs.unsqueeze(1) if unbatched else log_probs
     T, N, C = lp_t.shape
+    if lp_t._data.size == 0:
+        raise RuntimeError("log_probs tensor must not be empty")
+    if not 0 <= blank < C:
+        raise RuntimeError("blank must be in label range")
     in_lens = _lengths(input_lengths, "input_lengths", N)
     tgt_lens = _lengths(target_lengths, "target_lengths", N)
     tg = targets._data.astype(np.int64)
@@ -123,6 +128,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     where = " (while checking arguments for ctc_loss_allocate_outputs)"
     if (tgt_lens < 0).any():
         raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value {tgt_lens.min()}" + where)
+    if (in_lens < 0).any():
+        raise RuntimeError(f"Expected input_lengths to have value at least 0, but got value {in_lens.min()}" + where)
     if (in_lens > T).any():
         raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {in_lens.max()}" + where)
     if tg.ndim == 1:  # concatenated targets

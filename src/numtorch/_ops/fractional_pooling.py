@@ -38,7 +38,7 @@ class _FractionalMaxPool(Op):
         nd = len(kernel)
         sp = x.shape[-nd:]
         n, c = x.shape[0], x.shape[1]
-        planes = x.reshape(n, c, -1)
+        planes = x.reshape(n, c, math.prod(sp))  # explicit sizes: n or c may be 0
         # flat input index of every (output position, window offset): sum over dims of (start + offset) * stride
         strides = [math.prod(sp[d + 1:]) for d in range(nd)]
         idx = np.zeros((n, c) + tuple(out_sp) + tuple(kernel), np.int64)
@@ -49,8 +49,8 @@ class _FractionalMaxPool(Op):
             st = st.reshape((n, c) + tuple(out_sp[d] if e == d else 1 for e in range(nd)) + (1,) * nd)
             off = np.arange(kernel[d]).reshape((1,) * (2 + nd) + tuple(kernel[d] if e == d else 1 for e in range(nd)))
             idx = idx + (st + off) * strides[d]
-        flat = idx.reshape(n, c, -1, math.prod(kernel))
-        vals = np.take_along_axis(planes, flat.reshape(n, c, -1), axis=2).reshape(flat.shape)
+        flat = idx.reshape(n, c, math.prod(out_sp), math.prod(kernel))
+        vals = np.take_along_axis(planes, flat.reshape(n, c, flat.shape[2] * flat.shape[3]), axis=2).reshape(flat.shape)
         pick = np.argmax(vals, axis=-1)  # the first maximum (NaN counts as the maximum, the first one)
         nan = np.isnan(vals)
         if nan.any():  # ATen keeps the last NaN of a window
@@ -69,7 +69,8 @@ class _FractionalMaxPool(Op):
         if self._graph:  # create_graph=True: a scatter of the gradient through the maxima, on Tensors
             return _graph_scatter_planes(g, self.index, self.xshape[2:])
         gx = np.zeros((n, c, math.prod(self.xshape[2:])), g.dtype)
-        np.add.at(gx, (np.arange(n)[:, None, None], np.arange(c)[None, :, None], self.index), g.reshape(n, c, -1))
+        where = (np.arange(n)[:, None, None], np.arange(c)[None, :, None], self.index)
+        np.add.at(gx, where, g.reshape(self.index.shape))
         return gx.reshape(self.xshape)
 
 
@@ -92,8 +93,8 @@ def fractional_max_pool(input: Tensor, nd: int, kernel_size, output_size=None, o
     gives ``output_size = int(size * ratio)``.
 
     Raises ValueError without ``output_size`` or ``output_ratio`` (or a ratio/size of the wrong length);
-    RuntimeError for the wrong rank, ``_random_samples`` of the wrong shape, or a window larger than the
-    input allows.
+    RuntimeError for the wrong rank, an empty non-batch dim, ``_random_samples`` of another dtype or the
+    wrong shape (at least ``N`` rows; only the first ``N`` are read), or a window larger than the input allows.
     """
     fn = f"fractional_max_pool{nd}d"
     _check_tensor(input, fn)
@@ -116,9 +117,22 @@ def fractional_max_pool(input: Tensor, nd: int, kernel_size, output_size=None, o
     if _random_samples is None:
         _random_samples = rand(x.shape[0] if batched else 1, x.shape[-nd - 1], nd, dtype=input.dtype)
     samples = _random_samples._data
-    if samples.ndim != 3 or samples.shape[1] != x.shape[-nd - 1]:
+    if samples.dtype != x.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if samples.ndim != 3:
+        raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {samples.ndim}")
+    if samples.shape[0] < (x.shape[0] if batched else 1):
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples.shape[1] != x.shape[-nd - 1]:
         raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if samples.shape[2] != nd:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {nd}; got {samples.shape[2]}.")
+    samples = samples[:x.shape[0] if batched else 1]  # ATen reads only the first N rows
     where = f"{fn}()" if nd == 2 else f"{fn}_out()"
+    for d in range(1, x.ndim):  # dim 0 may be empty (ATen treats it as the batch even unbatched)
+        if x.shape[d] == 0:
+            raise RuntimeError(f"{where}: Expected input to have non-zero size for non-batch dimensions, but got"
+                               f"{list(x.shape)} with dimension {d} being empty.")
     for name, size, o, k in zip(_NAMES[nd], x.shape[-nd:], out_sp, kernel):
         if o + k - 1 > size if nd == 2 else o + k - 1 >= size:  # ATen's 3-d check is strict
             raise RuntimeError(f"{where}: pool {name} {k} too large relative to input {name} {size}")

@@ -139,7 +139,7 @@ def _lu_np(a):
     shape = a.shape
     m, n = shape[-2:]
     k = min(m, n)
-    lu = a.reshape((-1, m, n)).copy()
+    lu = a.reshape((int(np.prod(shape[:-2])), m, n)).copy()  # an explicit batch: m or n may be 0
     nb = lu.shape[0]
     bi = np.arange(nb)
     piv = np.empty((nb, k), np.int32)
@@ -162,7 +162,7 @@ def _lu_np(a):
 def _perm_matrix(piv, m, dtype):
     """``P`` with ``A = P L U`` from LAPACK pivots ``(*, k)`` (sequential row swaps)."""
     batch = piv.shape[:-1]
-    pv = piv.reshape(-1, piv.shape[-1]).astype(np.int64) - 1
+    pv = piv.reshape(int(np.prod(batch)), piv.shape[-1]).astype(np.int64) - 1
     nb = pv.shape[0]
     bi = np.arange(nb)
     perm = np.broadcast_to(np.arange(m), (nb, m)).copy()

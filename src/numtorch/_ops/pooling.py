@@ -727,7 +727,8 @@ def max_unpool(input, indices, nd, kernel_size, stride=None, padding=0, output_s
     idx = indices._data
     if idx.size and (idx.min() < 0 or idx.max() >= math.prod(out_sp)):
         bad = idx.max() if idx.max() >= math.prod(out_sp) else idx.min()
+        sizes = out_sp + (1,) if nd == 1 else out_sp  # ATen unpools 1-d as 2-d with width 1
         raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
-                           f"{'x'.join(map(str, out_sp))}")
+                           f"{'x'.join(map(str, sizes))})")
     op = {1: MaxUnpool1DBackward0, 2: MaxUnpool2DBackward0, 3: MaxUnpool3DBackward0}[nd]
     return op.apply(input, indices=idx, out_sp=out_sp)

@@ -575,10 +575,24 @@ def _fill(self, draw):
     return self
 
 
+def _fill_complex(self, fill_real):
+    """ATen fills a complex tensor through ``view_as_real(self)``: its real and imaginary parts drawn as one
+    real tensor of shape ``(*self.shape, 2)`` (so seeded draws match PyTorch for contiguous tensors)."""
+    check_inplace(self)
+    parts = _make(np.empty(self._data.shape + (2,), self._data.real.dtype))
+    fill_real(parts)
+    self._data[...] = parts._data[..., 0] + 1j * parts._data[..., 1]
+    bump(self)
+    return self
+
+
 def uniform_(self, a=0.0, b=1.0, *, generator=None):
-    """Fill with samples uniform in ``[a, b)`` (``torch.Tensor.uniform_``). NotImplementedError for an integer
-    tensor; RuntimeError for ``a > b`` or bounds the dtype can't hold."""
+    """Fill with samples uniform in ``[a, b)`` (``torch.Tensor.uniform_``; complex: real and imaginary parts
+    each uniform). NotImplementedError for an integer tensor; RuntimeError for ``a > b`` or bounds the dtype
+    can't hold."""
     dt = self._data.dtype
+    if dt.kind == "c":
+        return _fill_complex(self, lambda parts: uniform_(parts, a, b, generator=generator))
     _need_float(dt, "check_uniform_bounds")
     info = _finfo(dt)
     for value, what in ((a, "from"), (b, "to")):
@@ -594,10 +608,13 @@ def uniform_(self, a=0.0, b=1.0, *, generator=None):
 
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
-    """Fill with normal samples (``torch.Tensor.normal_``). RuntimeError for a negative ``std``."""
+    """Fill with normal samples (``torch.Tensor.normal_``; complex: real and imaginary parts each with
+    standard deviation ``std / sqrt(2)``). RuntimeError for a negative ``std``."""
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
     dt = self._data.dtype
+    if dt.kind == "c":
+        return _fill_complex(self, lambda parts: normal_(parts, mean, std / math.sqrt(2), generator=generator))
     _need_float(dt, "normal_kernel_cpu")
     if not self._data.flags.c_contiguous:  # PyTorch's scalar path for non-contiguous tensors
         return _fill(self, lambda n: _G._normal_scalar(_eng(generator), n, mean, std).astype(dt))

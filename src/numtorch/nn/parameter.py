@@ -10,14 +10,17 @@ array (and version counter) of the tensor it wraps, as ``torch.Tensor._make_subc
 and ``isinstance(x, Buffer)`` checks that flag.
 
 ``UninitializedParameter`` / ``UninitializedBuffer`` are the placeholders of the Lazy modules: no
-shape yet (reading ``.shape`` raises), a dtype and device; ``materialize(shape)`` gives them an
-(uninitialised) array and turns them into a plain ``Parameter`` / ``Tensor``.
+shape yet (reading ``.shape`` raises RuntimeError, any op on them PyTorch's ValueError), a dtype and
+device; ``materialize(shape)`` gives them an (uninitialised) array and turns them into a plain
+``Parameter`` / ``Tensor``.
 """
 from __future__ import annotations
 
-from .._dtype import bfloat16, float16, float32, float64
+import sys
+
+from .._dtype import bfloat16, float16, float32, float64, from_np as _np_to_dtype
 from .._ops.creation import empty
-from .._tensor import Tensor, _make, _python_state, _rebuild_tensor
+from .._tensor import Size, Tensor, _make, _python_state, _rebuild_tensor
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin",
            "is_lazy"]
@@ -90,12 +93,68 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         return t
 
 
+_SLOT = Tensor._data  # the array slot itself, past UninitializedTensorMixin's guarding property
+
+
+def _caller() -> str:
+    """The numtorch function (or Tensor method) that touched an uninitialized tensor, for the message."""
+    frame = sys._getframe(2)
+    return f"<function {frame.f_code.co_name}>" if frame is not None else "an operation"
+
+
 class UninitializedTensorMixin:
     """What the uninitialized placeholders share: ``materialize``, a refusing ``.shape``, conversions
     (``to``, ``double``, ...) that keep the placeholder (so ``Module.to``/``double`` before the first
     forward set the dtype it will have), and PyTorch's ``<UninitializedParameter>`` repr."""
 
     cls_to_become: type = Tensor
+
+    # Ops read a tensor's array through ``_data``; here that read raises PyTorch's ValueError (what its
+    # ``__torch_function__`` does for all but a few methods), so no op silently runs on the empty stand-in.
+    # The metadata below reads the slot itself; materializing changes the class, which ends the guard.
+    @property
+    def _data(self):
+        raise ValueError(f"Attempted to use an uninitialized parameter in {_caller()}. This error happens when you "
+                         f"are using a `LazyModule` or explicitly manipulating `torch.nn.parameter."
+                         f"{type(self).__name__}` objects. When using LazyModules Call `forward` with a dummy batch "
+                         f"to initialize the parameters before calling torch functions")
+
+    @_data.setter
+    def _data(self, array) -> None:
+        _SLOT.__set__(self, array)
+
+    @property
+    def dtype(self):
+        return _np_to_dtype(_SLOT.__get__(self).dtype)
+
+    @property
+    def data(self) -> Tensor:  # the empty stand-in, for Module.to/half/... (as PyTorch allows .data)
+        return _make(_SLOT.__get__(self))
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        _SLOT.__set__(self, _SLOT.__get__(value))
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, flag) -> None:
+        self._rg = bool(flag)
+
+    @property
+    def ndim(self) -> int:
+        return _SLOT.__get__(self).ndim
+
+    def size(self, dim=None):
+        return Size(_SLOT.__get__(self).shape) if dim is None else _SLOT.__get__(self).shape[dim]
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self.dtype.is_complex
 
     def materialize(self, shape, device=None, dtype=None) -> None:
         """Give the placeholder an uninitialized array of ``shape`` and make it a ``cls_to_become``."""

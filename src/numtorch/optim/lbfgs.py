@@ -117,6 +117,9 @@ class LBFGS(Optimizer):
                     al[i] = float(old_stps[i] @ q) * ro[i]
                     q = q - al[i] * old_dirs[i]
                 d = r = q * h_diag
+                # PyTorch keeps the two-loop coefficients as state["al"] (history_size slots); so does this
+                kept = state.setdefault("al", [None] * history_size)
+                kept[:len(al)] = [_make(np.asarray(a, flat_grad.dtype)) for a in al]
                 for i in range(len(old_dirs)):
                     be_i = float(old_dirs[i] @ r) * ro[i]
                     r += old_stps[i] * (al[i] - be_i)

@@ -36,15 +36,21 @@ class _Writable:
 
 
 def to_dlpack(tensor: Tensor):
-    """The DLPack capsule of ``tensor``'s memory (``torch.utils.dlpack.to_dlpack``)."""
-    return tensor.__dlpack__(max_version=(1, 0))
+    """The DLPack capsule of ``tensor``'s memory (``torch.utils.dlpack.to_dlpack``; like PyTorch's, it exports
+    a tensor that requires grad too)."""
+    return tensor._data.__dlpack__(max_version=(1, 0))
 
 
 def from_dlpack(ext_tensor) -> Tensor:
     """A tensor sharing the memory of ``ext_tensor`` (an object with ``__dlpack__`` or a DLPack capsule).
 
-    Raises RuntimeError for anything else (PyTorch's message), or a capsule already consumed.
+    Raises BufferError for a tensor that requires grad (the exporter's refusal, as in PyTorch);
+    RuntimeError for anything else (PyTorch's message), or a capsule already consumed.
     """
+    if getattr(ext_tensor, "requires_grad", False):  # a numtorch or PyTorch tensor refuses to export
+        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+    if isinstance(ext_tensor, Tensor):  # numtorch's own: share the array (NumPy's DLPack has no bfloat16)
+        return _make(ext_tensor._data)
     obj = ext_tensor if hasattr(ext_tensor, "__dlpack__") else _Capsule(ext_tensor)
     try:
         arr = np.from_dlpack(obj)

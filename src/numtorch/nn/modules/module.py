@@ -37,7 +37,7 @@ from ..._dtype import dtype as _Dtype
 from ..._ops.creation import empty_like
 from ..._tensor import Tensor, _make
 from ...autograd.grad_mode import no_grad
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, is_lazy
 from . import _hooks
 from ._hooks import (_global_backward_hooks, _global_backward_pre_hooks, _global_forward_hooks,
                      _global_forward_pre_hooks, call_with_hooks, register_module_forward_hook,
@@ -506,6 +506,8 @@ class Module:
             if not isinstance(input_param, Tensor):
                 error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                                   f"object from checkpoint but received {type(input_param)}")
+                continue
+            if is_lazy(param) and is_lazy(input_param):  # placeholder into placeholder: nothing to copy
                 continue
             if param.ndim == 0 and input_param.shape == (1,):  # an old checkpoint's 1-element scalar
                 input_param = _make(input_param._data.reshape(()))

@@ -16,9 +16,10 @@ def skip_init(module_cls, *args, **kwargs):
     emptied; the random state is restored afterwards, so like PyTorch it draws nothing from the
     generator. The class must take a ``device`` argument.
 
-    Raises RuntimeError when ``module_cls`` is not a Module class or has no ``device`` argument.
+    Raises TypeError when ``module_cls`` is not a class (Python's ``issubclass``, as PyTorch);
+    RuntimeError when it is not a Module class or has no ``device`` argument.
     """
-    if not (isinstance(module_cls, type) and issubclass(module_cls, Module)):
+    if not issubclass(module_cls, Module):
         raise RuntimeError(f"Expected a Module; got {module_cls}")
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")

@@ -56,17 +56,22 @@ def _register_parameter_or_buffer(module, name, x):
         module.register_buffer(name, x)
 
 
-def _check_like(x, like, what):
-    """PyTorch's ValueErrors when ``x`` (what a parametrization or its inverse returned) is not a tensor of
-    ``like``'s dtype and shape."""
+def _check_registered(x, y, z, name):
+    """PyTorch's ValueErrors when a parametrization added to the parametrized ``module.<name>`` (value
+    ``y``) maps it to ``x`` of another dtype or shape, or its ``right_inverse`` maps ``x`` to such a ``z``
+    (``z`` None: not checked)."""
     if not isinstance(x, Tensor):
         raise ValueError(f"A parametrization must return a tensor. Got {type(x).__name__}.")
-    if x.dtype != like.dtype:
-        raise ValueError(f"{what} may not change the dtype of the tensor, unless the `unsafe` flag is enabled.\n"
-                         f"unparametrized dtype: {like.dtype}\nparametrized dtype: {x.dtype}")
-    if x.shape != like.shape:
-        raise ValueError(f"{what} may not change the shape of the tensor, unless the `unsafe` flag is enabled.\n"
-                         f"unparametrized shape: {like.shape}\nparametrized shape: {x.shape}")
+    for attr in ("dtype", "shape"):
+        if getattr(x, attr) != getattr(y, attr):
+            raise ValueError(f"Registering a parametrization may not change the {attr} of the tensor, unless the "
+                             f"`unsafe` flag is enabled.\nmodule.{name}.{attr}: {getattr(y, attr)}\n"
+                             f"parametrization(module.{name}).{attr}: {getattr(x, attr)}")
+    for attr in ("dtype", "shape") if z is not None else ():
+        if getattr(z, attr) != getattr(y, attr):
+            raise ValueError(f"The tensor returned by parametrization.right_inverse must have the same {attr} as "
+                             f"module.{name}, unless the `unsafe` flag is enabled.\nmodule.{name}.{attr}: "
+                             f"{getattr(y, attr)}\nreturned {attr}: {getattr(z, attr)}")
 
 
 class ParametrizationList(ModuleList):
@@ -120,11 +125,14 @@ class ParametrizationList(ModuleList):
             z = self()
             if not isinstance(z, Tensor):
                 raise ValueError(f"A parametrization must return a tensor. Got {type(z).__name__}.")
-            if z.dtype != original_dtype or z.shape != original_shape:
-                raise ValueError("Registering a parametrization may not change the dtype or shape of the tensor, "
-                                 "unless `unsafe` flag is enabled.\n"
-                                 f"unparametrized dtype: {original_dtype}\nparametrized dtype: {z.dtype}\n"
-                                 f"unparametrized shape: {original_shape}\nparametrized shape: {z.shape}")
+            if z.dtype != original_dtype:
+                raise ValueError("Registering a parametrization may not change the dtype of the tensor, unless "
+                                 f"`unsafe` flag is enabled.\nunparametrized dtype: {original_dtype}\n"
+                                 f"parametrized dtype: {z.dtype}")
+            if z.shape != original_shape:
+                raise ValueError("Registering a parametrization may not change the shape of the tensor, unless "
+                                 f"`unsafe` flag is enabled.\nunparametrized shape: {original_shape}\n"
+                                 f"parametrized shape: {z.shape}")
 
     def _originals(self):
         return [getattr(self, f"original{i}") for i in range(self.ntensors)]
@@ -142,8 +150,9 @@ class ParametrizationList(ModuleList):
             if self.is_tensor:
                 if not isinstance(value, Tensor):
                     raise ValueError(f"`right_inverse` should return a tensor. Got {type(value).__name__}")
-                if not self.unsafe:
-                    _check_like(value, self.original, "`right_inverse`")
+                if value.dtype != self.original.dtype:  # checked even when unsafe; a new shape is taken, as set_
+                    raise ValueError(f"The tensor returned by `right_inverse` has dtype {value.dtype} while "
+                                     f"`original` has dtype {self.original.dtype}")
                 self.original.data = value
             else:
                 if not isinstance(value, collections.abc.Sequence) or len(value) != self.ntensors:
@@ -225,7 +234,7 @@ def register_parametrization(module, tensor_name: str, parametrization, *, unsaf
         if not unsafe:
             y = getattr(module, tensor_name)
             x = parametrization(y)
-            _check_like(x, y, "Registering a parametrization")
+            _check_registered(x, y, None, tensor_name)
             if hasattr(parametrization, "right_inverse"):
                 try:
                     z = parametrization.right_inverse(x)
@@ -235,7 +244,7 @@ def register_parametrization(module, tensor_name: str, parametrization, *, unsaf
                     if not isinstance(z, Tensor):
                         raise ValueError(f"parametrization.right_inverse must return a tensor. Got: "
                                          f"{type(z).__name__}")
-                    _check_like(z, y, "The tensor returned by parametrization.right_inverse")
+                    _check_registered(x, y, z, tensor_name)
         module.parametrizations[tensor_name].append(parametrization)
         module.parametrizations[tensor_name].unsafe |= unsafe
     elif tensor_name in module._buffers or tensor_name in module._parameters:
