@@ -37,6 +37,7 @@ from ._ops.slicing import *  # noqa: F401,F403
 from ._ops.strided import *  # noqa: F401,F403
 from ._ops.rearrange import *  # noqa: F401,F403
 from ._ops.indexing import *  # noqa: F401,F403
+from ._ops.coordinates import *  # noqa: F401,F403
 from ._ops.scatter import *  # noqa: F401,F403
 from ._ops.sorting import *  # noqa: F401,F403
 from ._ops.conv import *  # noqa: F401,F403

@@ -28,7 +28,7 @@ from .scatter import _add_rows_along, _bcast, _index_add_rows, _wrap_neg, scatte
 from .slicing import SelectBackward0
 
 __all__ = """index_select index_add index_fill index_copy index_put masked_fill masked_select
-masked_scatter index_reduce unravel_index""".split()
+masked_scatter index_reduce""".split()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -761,7 +761,7 @@ index_copy_ = inplace_fn(index_copy, "index_copy_")
 
 
 # ------------------------------------------------------------------------------------------------
-# index_reduce, unravel_index
+# index_reduce (unravel_index: coordinates.py)
 # ------------------------------------------------------------------------------------------------
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *, include_self=True) -> Tensor:
     """Reduce the slices ``source[..., i, ...]`` into ``input[..., index[i], ...]`` with "prod", "mean",
@@ -782,27 +782,3 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     spread[dim] = -1
     full = to_tensor(np.broadcast_to(idx.astype(np.int64).reshape(spread), source._data.shape).copy())
     return scatter_reduce(input, dim, full, source, reduce, include_self=include_self)
-
-
-def unravel_index(indices: Tensor, shape) -> tuple:
-    """The coordinates, one int64 tensor per dim of ``shape``, of flat ``indices`` into a C-ordered tensor of
-    ``shape`` (``torch.unravel_index``): ``(indices // stride) % size`` per dim, so out-of-range and negative
-    indices wrap as in PyTorch. TypeError for non-integer indices or shape; ValueError for a negative size."""
-    if not isinstance(indices, Tensor):
-        raise TypeError(f"unravel_index(): argument 'indices' must be Tensor, not {type(indices).__name__}")
-    a = indices._data
-    if a.dtype.kind not in "iu":
-        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
-    if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
-    elif isinstance(shape, (tuple, list)) and all(isinstance(n, (int, np.integer)) for n in shape):
-        shape = tuple(int(n) for n in shape)
-    else:
-        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
-    if any(n < 0 for n in shape):
-        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
-    if 0 in shape and a.size:
-        raise RuntimeError("ZeroDivisionError")
-    strides = np.cumprod((1,) + shape[::-1][:-1])[::-1] if shape else ()
-    a = a.astype(np.int64)
-    return tuple(to_tensor(np.asarray(np.floor_divide(a, int(st)) % n if n else a)) for st, n in zip(strides, shape))
