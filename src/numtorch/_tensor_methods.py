@@ -65,6 +65,9 @@ _bind(_logic, """eq ne lt le gt ge greater greater_equal less less_equal not_equ
          logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor bitwise_not
          isnan isinf isfinite isclose allclose equal signbit isreal isneginf isposinf all any count_nonzero""")
 _bind_inplace(_logic, "eq ne lt le gt ge logical_not logical_and logical_or")
+# in-place variants PyTorch's OpInfo database runs (issue #16)
+_bind_inplace(_logic, "logical_xor bitwise_and bitwise_or bitwise_xor bitwise_not")
+_bind_inplace(P, "float_power")
 
 # ---- special functions ----------------------------------------------------------------------------
 from ._ops import special as _special  # noqa: E402
@@ -99,6 +102,9 @@ _bind(slicing, "split chunk tensor_split unbind narrow select")
 _bind(rearrange, """repeat=repeat_method tile=tile_method repeat_interleave flip=flip_method fliplr flipud roll rot90
          tril triu diagonal diag diag_embed""")
 _bind(_complex, "conj conj_physical resolve_conj is_conj adjoint")
+_bind_inplace(rearrange, "tril triu")  # in-place variants PyTorch's OpInfo database runs (issue #16)
+_bind_inplace(_vec, "renorm")
+_bind_inplace(_complex, "conj_physical")
 Tensor.real, Tensor.imag = property(_complex.real), property(_complex.imag)
 
 # ---- indexing, gather/scatter, sorting ----------------------------------------------------------
