@@ -50,6 +50,7 @@ _bind(P, """add sub subtract mul multiply div divide true_divide floor_divide re
 _bind_inplace(P, """add sub mul div pow remainder fmod lerp addcmul addcdiv atan2 maximum minimum floor_divide nan_to_num
          hypot copysign heaviside nextafter ldexp gcd lcm""")
 Tensor.subtract_, Tensor.multiply_, Tensor.divide_, Tensor.true_divide_ = Tensor.sub_, Tensor.mul_, Tensor.div_, Tensor.div_
+Tensor.where = lambda self, condition, y: P.where(condition, self, y)  # x.where(c, y) is where(c, x, y) (PyTorch)
 
 # ---- unary math ---------------------------------------------------------------------------------
 _bind(_U, """neg negative abs absolute sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal square

@@ -604,6 +604,8 @@ def ndtr(input: Tensor) -> Tensor:
 
 def entr(input: Tensor) -> Tensor:
     """``torch.special.entr``: the elementwise entropy term ``-x log x``; 0 at 0, ``-inf`` for negative ``x``."""
+    if input._data.dtype.kind in "biu":  # integers give the default float dtype (PyTorch)
+        input = input.to(_dtype.get_default_dtype())
     return where(input > 0, -xlogy(input, input), where(input == 0, full_like(input, 0.0),
                                                         full_like(input, float("-inf"))))
 
