@@ -89,6 +89,7 @@ CASES = {
     # exception types
     "eq_number_first": lambda lib: lib.eq(2, lib.ones(2)),
     "maximum_number_first": lambda lib: lib.maximum(2, lib.ones(2)),
+    "maximum_number_other": lambda lib: lib.maximum(lib.ones(2), 2),
     "clamp_max_number_first": lambda lib: lib.clamp_max(2, lib.ones(2)),
     "add_number_first": lambda lib: lib.add(2, lib.ones(2)),
     "hstack_empty": lambda lib: lib.hstack([]),

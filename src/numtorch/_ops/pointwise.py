@@ -351,18 +351,11 @@ def float_power(input, exponent, *, out=None):
     return pow(to64(input), to64(exponent), out=out)
 
 
-def _no_scalar_other(other, name):
-    if not isinstance(other, Tensor):  # PyTorch has no Scalar overload here
-        raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
-
-
 def maximum(input, other, *, out=None):
-    _no_scalar_other(other, "maximum")
     return _out(_binary(MaximumBackward0, input, other), out)
 
 
 def minimum(input, other, *, out=None):
-    _no_scalar_other(other, "minimum")
     return _out(_binary(MinimumBackward0, input, other), out)
 
 
