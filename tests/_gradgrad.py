@@ -12,22 +12,10 @@ import torch
 
 import numtorch
 
+from _opinfo_common import to_nt
+
 _TOL = {torch.float32: (2e-4, 2e-4), torch.float64: (1e-7, 1e-7),
         torch.complex64: (2e-4, 2e-4), torch.complex128: (1e-7, 1e-7)}
-
-
-def to_nt(x):
-    """A numtorch copy of torch values (tensors keep requires_grad), recursively."""
-    if isinstance(x, torch.Tensor):
-        t = numtorch.tensor(x.detach().numpy(force=True).copy())
-        return t.requires_grad_(True) if x.requires_grad else t
-    if isinstance(x, torch.dtype):
-        return getattr(numtorch, str(x).split(".")[1])
-    if isinstance(x, (list, tuple)):
-        return type(x)(to_nt(y) for y in x)
-    if isinstance(x, dict):
-        return {k: to_nt(v) for k, v in x.items()}
-    return x
 
 
 def _np(t):

@@ -22,6 +22,8 @@ import torch.autograd.forward_ad as tfw
 import numtorch
 from numtorch.autograd import forward_ad as nfw
 
+from _opinfo_common import to_nt as _to_nt
+
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from torch.testing._internal.common_methods_invocations import op_db
@@ -83,18 +85,6 @@ def _nt_fn(op):
 
 _ENTRIES = [op for op in op_db if op.supports_forward_ad and _resolve(op.name) is not None]
 _UNMAPPED = [_key(op) for op in op_db if op.supports_forward_ad and _resolve(op.name) is None]
-
-
-def _to_nt(x):
-    if isinstance(x, torch.Tensor):
-        return numtorch.tensor(x.detach().resolve_conj().numpy().copy())
-    if isinstance(x, torch.dtype):
-        return getattr(numtorch, str(x).split(".")[1])
-    if isinstance(x, (list, tuple)):
-        return type(x)(_to_nt(y) for y in x)
-    if isinstance(x, dict):
-        return {k: _to_nt(v) for k, v in x.items()}
-    return x
 
 
 def _floats(x, out):

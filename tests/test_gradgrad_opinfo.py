@@ -15,8 +15,6 @@ the database is run with ``torch`` in its globals replaced by ``numtorch``.
 """
 from __future__ import annotations
 
-import types
-
 import numpy as np
 import pytest
 import torch
@@ -27,7 +25,8 @@ import numtorch.linalg  # noqa: F401
 import numtorch.special  # noqa: F401
 import numtorch.nn.functional  # noqa: F401
 
-from _gradgrad import _diff_outputs, _leaves, _run, _same, to_nt
+from _gradgrad import _diff_outputs, _leaves, _run, _same
+from _opinfo_common import canonical, key as _key, resolve as _resolve, to_nt, wrapped as _wrapped
 
 common = pytest.importorskip("torch.testing._internal.common_methods_invocations",
                              reason="PyTorch's OpInfo database needs the 'expecttest' package (test extra)")
@@ -74,10 +73,6 @@ XFAIL = {
 }
 
 
-def _key(op):
-    return f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
-
-
 def _entries():
     out = []
     for op in common.op_db:
@@ -89,82 +84,11 @@ def _entries():
 ENTRIES = _entries()
 
 
-_GLOBALS = {}
-
-
-def _retarget(fn):
-    """A function of PyTorch's test database run on numtorch: the same code, with ``torch`` (and ``F``)
-    in its module's globals meaning numtorch (the module's other functions retargeted alike)."""
-    g = _GLOBALS.get(fn.__module__)
-    if g is None:
-        g = _GLOBALS[fn.__module__] = dict(fn.__globals__)
-        g["torch"], g["F"] = numtorch, numtorch.nn.functional
-        for name, v in list(g.items()):
-            if isinstance(v, types.FunctionType) and v.__globals__ is fn.__globals__:
-                g[name] = _rebuilt(v, g)
-        seed = g.get("wrapper_set_seed")  # dropout & co. seed torch's generator: numtorch's, here
-        if _from_database(seed) and seed.__module__ != fn.__module__:
-            g["wrapper_set_seed"] = _retarget(seed)
-    return _rebuilt(fn, g)
-
-
-def _rebuilt(fn, g):
-    new = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
-    new.__kwdefaults__ = fn.__kwdefaults__
-    return new
-
-
-def _from_database(fn):
-    return isinstance(fn, types.FunctionType) and fn.__module__.startswith("torch.testing")
-
-
-def _resolve(op):
-    """numtorch's callable for an OpInfo entry, or None."""
-    fn = op.op
-    if _from_database(fn):
-        return _retarget(fn)
-    obj = numtorch
-    for part in op.name.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            break
-    if obj is not None and callable(obj):
-        return obj
-    meth = getattr(numtorch.Tensor, op.name, None)
-    if meth is not None and callable(meth):
-        return lambda x, *a, **k: getattr(x, op.name)(*a, **k)
-    return None
-
-
-def _wrapped(op, fn, lib):
-    """``fn`` through the entry's gradcheck wrapper (e.g. symmetrising eigh's input), seeded."""
-    w = op.gradcheck_wrapper
-    if lib is numtorch and _from_database(w):
-        w = _retarget(w)
-
-    def run(*a, **k):
-        lib.manual_seed(0)
-        return w(fn, *a, **k)
-    return run
-
-
 def _first_sample(op):
     torch.manual_seed(0)
     for s in op.sample_inputs("cpu", torch.float64, requires_grad=True):
         return s
     return None
-
-
-def _eigenvector_signs(out):
-    """Eigenvectors are defined up to sign, and LAPACK's drivers choose differently: each column is turned
-    so that its largest entry is positive (a constant sign), in both libraries, before comparing."""
-    vals, vecs = out
-    sign = vecs.gather(-2, vecs.abs().argmax(dim=-2, keepdim=True)).sign().detach()
-    return vals, vecs * sign
-
-
-# outputs made comparable across libraries (a choice the op leaves to the implementation)
-CANONICAL = {"linalg.eigh": _eigenvector_signs}
 
 
 def _compare(op, nt_fn):
@@ -173,9 +97,7 @@ def _compare(op, nt_fn):
         pytest.fail(f"{_key(op)}: no float64 sample")
     args, kwargs = (s.input, *s.args), dict(s.kwargs)
     tfn, nfn = _wrapped(op, op.op, torch), _wrapped(op, nt_fn, numtorch)
-    canon = CANONICAL.get(_key(op))
-    if canon is not None:
-        tfn, nfn = (lambda f: lambda *a, **k: canon(f(*a, **k)))(tfn), (lambda f: lambda *a, **k: canon(f(*a, **k)))(nfn)
+    tfn, nfn = canonical(op, tfn), canonical(op, nfn)
     touts = _diff_outputs(tfn(*args, **kwargs), torch)
     if not touts:
         return

@@ -52,6 +52,7 @@ _bind(P, """add sub subtract mul multiply div divide true_divide floor_divide re
 _bind_inplace(P, """add sub mul div pow remainder fmod lerp addcmul addcdiv atan2 maximum minimum floor_divide nan_to_num
          hypot copysign heaviside nextafter ldexp gcd lcm""")
 Tensor.subtract_, Tensor.multiply_, Tensor.divide_, Tensor.true_divide_ = Tensor.sub_, Tensor.mul_, Tensor.div_, Tensor.div_
+Tensor.where = lambda self, condition, y: P.where(condition, self, y)  # x.where(c, y) is where(c, x, y) (PyTorch)
 
 # ---- unary math ---------------------------------------------------------------------------------
 _bind(_U, """neg negative abs absolute sign exp exp2 expm1 log log2 log10 log1p sqrt rsqrt reciprocal square
@@ -69,6 +70,9 @@ _bind(_logic, """eq ne lt le gt ge greater greater_equal less less_equal not_equ
 _bind_inplace(_logic, "eq ne lt le gt ge logical_not logical_and logical_or")
 _bind(_logic, "bitwise_left_shift bitwise_right_shift")
 _bind_inplace(_logic, "bitwise_left_shift bitwise_right_shift")
+# in-place variants PyTorch's OpInfo database runs (issue #16)
+_bind_inplace(_logic, "logical_xor bitwise_and bitwise_or bitwise_xor bitwise_not")
+_bind_inplace(P, "float_power")
 
 # ---- special functions ----------------------------------------------------------------------------
 from ._ops import special as _special  # noqa: E402
@@ -123,6 +127,9 @@ from ._ops import histograms as _hist  # noqa: E402
 _bind(_hist, "histogram")
 from ._ops import stft as _stft  # noqa: E402
 _bind(_stft, "stft istft")
+_bind_inplace(rearrange, "tril triu")  # in-place variants PyTorch's OpInfo database runs (issue #16)
+_bind_inplace(_vec, "renorm")
+_bind_inplace(_complex, "conj_physical")
 Tensor.real, Tensor.imag = property(_complex.real), property(_complex.imag)
 
 # ---- indexing, gather/scatter, sorting ----------------------------------------------------------

@@ -40,6 +40,9 @@ def to(self: Tensor, *args, **kwargs) -> Tensor:
     """
     dtype, device, kwargs = _parse_to(args, kwargs)
     _check_device(device)
+    fmt = kwargs.get("memory_format")
+    if fmt is not None and str(fmt).split(".")[-1] != "preserve_format" and not self.is_contiguous(memory_format=fmt):
+        self = self.clone(memory_format=fmt)  # noqa: PLW0642 (then cast below, keeping the layout)
     if dtype is None or self._data.dtype == dtype.np:
         if kwargs.get("copy"):
             return self.clone()
@@ -49,7 +52,7 @@ def to(self: Tensor, *args, **kwargs) -> Tensor:
 
 def _caster(d, name):
     def fn(self, memory_format=None):
-        return cast(self, d)
+        return to(self, d, memory_format=memory_format)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``self.to({d})`` (``torch.Tensor.{name}``)."
     return fn

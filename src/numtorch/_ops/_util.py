@@ -249,6 +249,12 @@ def _type_name(x) -> str:
     return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
+# functions whose first argument PyTorch never takes as a number (no Scalar overload): torch.eq(2, t) raises
+_NO_SCALAR_INPUT = frozenset("""eq ne lt le gt ge greater greater_equal less less_equal not_equal maximum minimum
+    fmax fmin atan2 arctan2 fmod copysign hypot logical_and logical_or logical_xor clamp_max clamp_min max min""".split())
+_NO_SCALAR_OTHER = frozenset("maximum minimum fmax fmin".split())  # torch.maximum(t, 2) raises too
+
+
 def guard_tensor_input(namespace: dict, names, _wrapped=None) -> None:
     """Wrap the functions ``names`` of ``namespace`` whose first parameter is ``input`` so that a
     non-Tensor there (a list, an ndarray) raises PyTorch's TypeError instead of failing deep inside.
@@ -258,10 +264,14 @@ def guard_tensor_input(namespace: dict, names, _wrapped=None) -> None:
     stay one object (``torch.arctanh is torch.atanh``).
     """
     def wrap(fn, name):
+        strict, strict_other = name in _NO_SCALAR_INPUT, name in _NO_SCALAR_OTHER
+
         @functools.wraps(fn)
         def checked(input, *args, **kwargs):
-            if not isinstance(input, Tensor) and not _is_scalar(input):  # numbers: PyTorch wraps some (add)
+            if not isinstance(input, Tensor) and (strict or not _is_scalar(input)):  # numbers: some wrap (add)
                 raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {_type_name(input)}")
+            if strict_other and args and not isinstance(args[0], Tensor):
+                raise TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not {_type_name(args[0])}")
             return fn(input, *args, **kwargs)
         return checked
 

@@ -18,6 +18,7 @@ from .. import _dtype
 from .._device import check as _check_device
 from .._tensor import Tensor, _make
 from ..autograd import function as _function
+from ._layout import laid_out
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace", "eye", "scalar_tensor",
@@ -246,7 +247,7 @@ def _like(input, dtype):
     return input._data.dtype if dtype is None else _dtype.to_np(dtype)
 
 
-def _made_like(input, make, dtype, requires_grad):
+def _made_like(input, make, dtype, requires_grad, memory_format=None):
     """``make(shape, np_dtype)`` shaped like ``input``; inside vmap, one per sample: a batched tensor
     over the physical shape (``autograd.function.vmap_wrap``, set by ``func/_batched.py``), as PyTorch's
     ``*_like`` ops give under vmap."""
@@ -255,23 +256,26 @@ def _made_like(input, make, dtype, requires_grad):
     if src is not None:
         phys, levels = src
         return _function.vmap_wrap(_finish(make(phys._data.shape, dt), requires_grad), levels)
-    return _finish(make(input._data.shape, dt), requires_grad)
+    arr = make(input._data.shape, dt)
+    if memory_format is not None or not input._data.flags.c_contiguous:  # laid out as asked / as the input
+        arr = laid_out(arr, memory_format, like=input._data)
+    return _finish(arr, requires_grad)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _made_like(input, B.zeros, dtype, requires_grad)
+    return _made_like(input, B.zeros, dtype, requires_grad, memory_format)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _made_like(input, B.ones, dtype, requires_grad)
+    return _made_like(input, B.ones, dtype, requires_grad, memory_format)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _made_like(input, B.empty, dtype, requires_grad)
+    return _made_like(input, B.empty, dtype, requires_grad, memory_format)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _made_like(input, lambda shape, dt: B.full(shape, fill_value, dt), dtype, requires_grad)
+    return _made_like(input, lambda shape, dt: B.full(shape, fill_value, dt), dtype, requires_grad, memory_format)
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -308,7 +312,10 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
+    """``steps`` values ``base ** linspace(start, end, steps)`` (``torch.logspace``)."""
     _check_device(device)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     return _finish(np.logspace(start, end, steps, base=base).astype(_npd(dtype)), requires_grad)
 
 

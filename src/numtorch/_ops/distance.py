@@ -330,6 +330,12 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
                           reduce=None, reduction: str = "mean") -> Tensor:
     """``1 - cos(x1, x2)`` for ``y = 1``, ``max(0, cos - margin)`` for ``y = -1`` (``F.cosine_embedding_loss``)."""
     reduction = _reduction(size_average, reduce, reduction)
+    if input1._data.dtype.kind in "biu":  # PyTorch's formula with integer (wrapping) products, then float
+        d = input1.dim() - 1
+        m = ((input1 * input1).sum(d) + 1e-12) * ((input2 * input2).sum(d) + 1e-12)
+        cos = (input1 * input2).sum(d) / m.sqrt()
+        loss = (1 - cos) * (target == 1) + (cos - margin).clamp_min(0) * (target == -1)
+        return _reduce_t(loss, reduction)
     cos = CosineSimilarityBackward.apply(input1, input2, dim=input1.dim() - 1, eps=1e-12)
     pos = sub(1.0, cos)
     neg = clamp(sub(cos, margin), min=0.0)

@@ -229,7 +229,7 @@ class KlDivBackward0(_PointLoss):
     def _loss(x, y, log_target):
         if log_target:
             return np.exp(y) * (y - x)
-        ylogy = y * np.log(np.where(y > 0, y, 1))  # xlogy: 0 where y == 0
+        ylogy = np.asarray(y * np.log(np.where(y > 0, y, 1)))  # xlogy: 0 where y == 0 (0-d: still an array)
         if (y < 0).any():
             ylogy[y < 0] = np.nan
         return ylogy - y * x

@@ -134,7 +134,7 @@ class GeluBackward0(Op):
             d += 1 + t
             d *= 0.5
             return g * d
-        d = x * x
+        d = np.asarray(x * x)  # a 0-d input's product is a NumPy scalar, which has no out=
         d *= -0.5
         np.exp(d, out=d)
         d *= x

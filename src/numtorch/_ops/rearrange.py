@@ -151,9 +151,17 @@ def stack(tensors, dim=0, *, out=None) -> Tensor:
     return _out(StackBackward0.apply(*_promote(tensors), dim=d), out)
 
 
+def _nonempty(tensors, fn):
+    """hstack/vstack/dstack of no tensors: PyTorch's RuntimeError (cat itself raises ValueError)."""
+    tensors = _check_tensors(tensors, fn)
+    if not tensors:
+        raise RuntimeError(f"{fn} expects a non-empty TensorList")
+    return tensors
+
+
 def hstack(tensors, *, out=None) -> Tensor:
     """Concatenate along dim 1 (dim 0 for 1-d inputs) (``torch.hstack``)."""
-    ts = atleast_1d(_check_tensors(tensors, "hstack"))
+    ts = atleast_1d(_nonempty(tensors, "hstack"))
     return cat(ts, 0 if ts and ts[0]._data.ndim == 1 else 1, out=out)
 
 
@@ -168,7 +176,7 @@ def column_stack(tensors, *, out=None) -> Tensor:
 
 def vstack(tensors, *, out=None) -> Tensor:
     """Concatenate along dim 0 after making inputs at least 2-d (``torch.vstack``)."""
-    return cat(atleast_2d(_check_tensors(tensors, "vstack")), 0, out=out)
+    return cat(atleast_2d(_nonempty(tensors, "vstack")), 0, out=out)
 
 
 row_stack = vstack
@@ -176,7 +184,7 @@ row_stack = vstack
 
 def dstack(tensors, *, out=None) -> Tensor:
     """Concatenate along dim 2 after making inputs at least 3-d (``torch.dstack``)."""
-    return cat(atleast_3d(_check_tensors(tensors, "dstack")), 2, out=out)
+    return cat(atleast_3d(_nonempty(tensors, "dstack")), 2, out=out)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -438,7 +438,8 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
         return _out(bernoulli_(_make(B.empty(input._data.shape, input._data.dtype)), p, generator=generator), out)
     prob = input._data
     _check_probabilities(prob)
-    return _out(_make(_G.bernoulli_tensor(_eng(generator), np.ascontiguousarray(prob)).astype(prob.dtype)), out)
+    prob = np.array(prob, order="C")  # not ascontiguousarray, which makes a 0-d input 1-d
+    return _out(_make(_G.bernoulli_tensor(_eng(generator), prob).astype(prob.dtype)), out)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement=False, *, generator=None, out=None) -> Tensor:

@@ -212,7 +212,7 @@ class ScatterBackward0(Op):
         if not include_self:
             out[hit] = ufunc.identity if ufunc.identity is not None else (
                 -np.inf if reduce == "amax" else np.inf) if out.dtype.kind in "fc" else (
-                np.iinfo(out.dtype).min if reduce == "amax" else np.iinfo(out.dtype).max)
+                reduce != "amax") if out.dtype == np.bool_ else (np.iinfo(out.dtype).min if reduce == "amax" else np.iinfo(out.dtype).max)
         ufunc.at(out, grid, s)
 
     def backward(self, g):
@@ -489,7 +489,10 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
             raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of "
                                f"dimensions, but got {input._data.ndim} dimensions for input, and {idx.ndim} "
                                f"dimensions for indices")
-        _check_bounds(idx, input._data.shape[dim], dim, IndexError)
+        n = input._data.shape[dim]
+        if idx.size and idx.min() < 0 and idx.min() >= -n:  # negative indices count from the end (PyTorch)
+            idx = np.where(idx < 0, idx + n, idx)
+        _check_bounds(idx, n, dim, IndexError)
     r = TakeAlongDimBackward0.apply(input, dim=dim, idx=idx)
     return _out(save_indices(r, indices) if dim is None else r, out)
 

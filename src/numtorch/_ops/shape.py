@@ -23,6 +23,7 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ._cast import _aten
+from ._layout import format_name, laid_out
 from ._util import dims_arg, unbroadcast, wrap_dim
 
 __all__ = """reshape flatten unflatten permute transpose swapaxes swapdims t movedim moveaxis squeeze unsqueeze
@@ -426,7 +427,7 @@ def squeeze(input: Tensor, dim=_ALL_DIMS) -> Tensor:
         return SqueezeBackward0.apply(input, axes=tuple(i for i, s in enumerate(shp) if s == 1))
     if isinstance(dim, (tuple, list)):
         dims = dims_arg(dim, len(shp)) or ()
-        return SqueezeBackward2.apply(input, axes=tuple(d for d in dims if shp[d] == 1))
+        return SqueezeBackward2.apply(input, axes=tuple(d for d in dims if shp and shp[d] == 1))  # 0-d: dim 0 ok
     if not isinstance(dim, (int, np.integer)):
         raise TypeError(f"squeeze() received an invalid combination of arguments - got (Tensor, "
                         f"{type(dim).__name__}), but expected one of:\n * (Tensor input)\n * (Tensor input, int dim)\n"
@@ -560,8 +561,8 @@ def broadcast_tensors(*tensors):
 # ------------------------------------------------------------------------------------------------
 class CloneBackward0(Op):
     _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
-    def forward(self, a, order):
-        return np.array(a, order=order, copy=True)
+    def forward(self, a, memory_format):
+        return laid_out(a, memory_format)
 
     def backward(self, g):
         return g
@@ -570,15 +571,18 @@ class CloneBackward0(Op):
 def clone(input: Tensor, *, memory_format=None) -> Tensor:
     """A differentiable copy (``torch.clone``); keeps the input's stride order unless asked for a
     contiguous format."""
-    order = "K" if memory_format is None or "preserve" in str(memory_format) else "C"
-    return CloneBackward0.apply(input, order=order)
+    return CloneBackward0.apply(input, memory_format=memory_format)
 
 
 def contiguous(self: Tensor, memory_format=None) -> Tensor:
-    """``self`` if C-contiguous, else a contiguous differentiable copy (``Tensor.contiguous``)."""
-    if self._data.flags.c_contiguous:
+    """``self`` if contiguous in ``memory_format`` (default row-major), else a differentiable copy laid out
+    so (``Tensor.contiguous``)."""
+    name = "contiguous_format" if memory_format is None else format_name(memory_format)
+    if self.is_contiguous(memory_format=None if name in ("contiguous_format", "preserve_format") else name):
         return self
-    return CloneBackward0.apply(self, order="C")
+    if name == "preserve_format":
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return CloneBackward0.apply(self, memory_format=name)
 
 
 # ------------------------------------------------------------------------------------------------

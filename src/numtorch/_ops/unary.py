@@ -280,6 +280,8 @@ class ReluBackward0(Op):
 class SignBackward0(Op):
     _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     def forward(self, a):
+        if a.dtype == np.bool_:  # sign of a bool is itself (PyTorch); NumPy has no bool sign loop
+            return a.copy()
         out = np.asarray(np.sign(a))  # a 0-dim input gives a NumPy scalar
         if a.dtype.kind in "fV":
             out[out != out] = 0  # sign(nan) is 0 in PyTorch
@@ -424,7 +426,14 @@ neg = negative = _same_dtype_unary(NegBackward0, "neg")
 abs = absolute = _same_dtype_unary(AbsBackward0, "abs")
 sign = _same_dtype_unary(SignBackward0, "sign")
 relu = _same_dtype_unary(ReluBackward0, "relu")
-square = _same_dtype_unary(SquareBackward, "square")
+_square = _same_dtype_unary(SquareBackward, "square")
+
+
+def square(input, *, out=None):
+    """Elementwise ``torch.square``; a bool input squares as int64, as PyTorch (``pow(x, 2)``)."""
+    if input._data.dtype == np.bool_:
+        input = input.long()
+    return _square(input, out=out)
 
 
 def _rounding(op, name):

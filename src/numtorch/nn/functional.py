@@ -61,6 +61,12 @@ def _floats(input, kernel):
     return input
 
 
+def _as_float(*ts):
+    """Integer/bool tensors as the default float dtype (PyTorch's losses and ``softsign`` promote them)."""
+    dt = _dtype.get_default_dtype()
+    return tuple(t.to(dt) if isinstance(t, Tensor) and t._data.dtype.kind in "biu" else t for t in ts)
+
+
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x if x > threshold else value`` (``F.threshold``)."""
     return _act(input, inplace, lambda x: _N.ThresholdBackward0.apply(x, threshold=threshold, value=value))
@@ -96,6 +102,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     """``clamp(x, min_val, max_val)`` with zero gradient outside (``F.hardtanh``)."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if input._data.dtype.kind in "iu":  # integers stay integers (PyTorch clamps in the input's dtype)
+        return _act(input, inplace, lambda x: x.clamp(min_val, max_val).to(x.dtype))
     return _act(input, inplace, lambda x: _N.HardtanhBackward0.apply(x, lo=min_val, hi=max_val))
 
 
@@ -194,12 +202,12 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def tanhshrink(input: Tensor) -> Tensor:
     """``x - tanh(x)`` (``F.tanhshrink``)."""
-    return _N.TanhshrinkBackward0.apply(_floats(input, "tanh"))
+    return _N.TanhshrinkBackward0.apply(_floats(*_as_float(input), "tanh"))
 
 
 def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)`` (``F.softsign``)."""
-    return _N.SoftsignBackward0.apply(_floats(input, "softsign"))
+    return _N.SoftsignBackward0.apply(_floats(*_as_float(input), "softsign"))
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -730,7 +738,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
                      eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
     """Poisson negative log-likelihood (``F.poisson_nll_loss``): ``exp(x) - y x`` for log inputs."""
     reduction = _reduction(size_average, reduce, reduction)
-    x, y = _pair(input, target)
+    x, y = _pair(*_as_float(input, target))
     return _L.PoissonNllLossBackward.apply(x, y, reduction=reduction, log_input=bool(log_input), full=bool(full),
                                            eps=eps)
 
@@ -769,6 +777,11 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     if not (input1.dim() == input2.dim() == target.dim()):
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
+    if target._data.dtype.kind in "biu" and input1._data.dtype.kind == "f":  # labels do not promote the result
+        target = target.to(input1.dtype)
+    if input1._data.dtype.kind in "biu":  # PyTorch's formula in the integer dtype (wrapping), then float
+        loss = (-target * (input1 - input2) + float(margin)).clamp_min(0)
+        return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
     return _L.MarginRankingLossBackward.apply(input1, input2, target, reduction=reduction, margin=float(margin))
 
 

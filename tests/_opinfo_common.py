@@ -1,0 +1,123 @@
+"""Shared pieces of the tests that run PyTorch's own test databases (``op_db``, ``module_db``) through
+numtorch: torch values converted to numtorch (``to_nt``), an OpInfo entry's name (``key``) and its
+numtorch callable (``resolve``; the database's own lambdas re-run with ``torch`` meaning numtorch,
+``retarget``), and the entry's gradcheck wrapper seeded the same way in both libraries (``wrapped``).
+
+Used by test_opinfo_db.py, test_moduleinfo_db.py, test_gradgrad_opinfo.py and test_forward_ad_ops.py.
+"""
+from __future__ import annotations
+
+import types
+
+import torch
+
+import numtorch
+import numtorch.fft  # noqa: F401  (the facades the entries name)
+import numtorch.linalg  # noqa: F401
+import numtorch.special  # noqa: F401
+import numtorch.nn.functional  # noqa: F401
+
+
+def to_nt(x):
+    """A numtorch copy of torch values (tensors keep requires_grad; dtypes, memory formats, devices and
+    sizes become numtorch's), recursively through lists, tuples and dicts."""
+    if isinstance(x, torch.Tensor):
+        t = numtorch.tensor(x.detach().numpy(force=True).copy())
+        return t.requires_grad_(True) if x.requires_grad else t
+    if isinstance(x, torch.dtype):
+        return getattr(numtorch, str(x).split(".")[1])
+    if isinstance(x, torch.memory_format):
+        return getattr(numtorch, str(x).split(".")[1])
+    if isinstance(x, torch.device):
+        return numtorch.device(str(x))
+    if isinstance(x, torch.Size):
+        return numtorch.Size(tuple(x))
+    if isinstance(x, (list, tuple)):
+        return type(x)(to_nt(y) for y in x)
+    if isinstance(x, dict):
+        return {k: to_nt(v) for k, v in x.items()}
+    return x
+
+
+def key(op):
+    """An OpInfo entry's id: ``name`` or ``name.variant_test_name``."""
+    return f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
+
+
+_GLOBALS = {}
+
+
+def retarget(fn):
+    """A function of PyTorch's test database run on numtorch: the same code, with ``torch`` (and ``F``)
+    in its module's globals meaning numtorch (the module's other functions retargeted alike)."""
+    g = _GLOBALS.get(fn.__module__)
+    if g is None:
+        g = _GLOBALS[fn.__module__] = dict(fn.__globals__)
+        g["torch"], g["F"] = numtorch, numtorch.nn.functional
+        for name, v in list(g.items()):
+            if isinstance(v, types.FunctionType) and v.__globals__ is fn.__globals__:
+                g[name] = _rebuilt(v, g)
+        seed = g.get("wrapper_set_seed")  # dropout & co. seed torch's generator: numtorch's, here
+        if from_database(seed) and seed.__module__ != fn.__module__:
+            g["wrapper_set_seed"] = retarget(seed)
+    return _rebuilt(fn, g)
+
+
+def _rebuilt(fn, g):
+    new = types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    return new
+
+
+def from_database(fn):
+    """Whether ``fn`` is a plain function defined in PyTorch's test database (a lambda of an entry)."""
+    return isinstance(fn, types.FunctionType) and fn.__module__.startswith("torch.testing")
+
+
+def resolve(op):
+    """numtorch's callable for an OpInfo entry (by name: ``nn.functional.relu`` ->
+    ``numtorch.nn.functional.relu``, else the Tensor method of that name), or None."""
+    fn = op.op
+    if from_database(fn):
+        return retarget(fn)
+    obj = numtorch
+    for part in op.name.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            break
+    if obj is not None and callable(obj):
+        return obj
+    meth = getattr(numtorch.Tensor, op.name, None)
+    if meth is not None and callable(meth):
+        return lambda x, *a, **k: getattr(x, op.name)(*a, **k)
+    return None
+
+
+def wrapped(op, fn, lib):
+    """``fn`` through the entry's gradcheck wrapper (e.g. symmetrising eigh's input), seeded."""
+    w = op.gradcheck_wrapper
+    if lib is numtorch and from_database(w):
+        w = retarget(w)
+
+    def run(*a, **k):
+        lib.manual_seed(0)
+        return w(fn, *a, **k)
+    return run
+
+
+def _eigenvector_signs(out):
+    """Eigenvectors are defined up to sign, and LAPACK's drivers choose differently: each column is turned
+    so that its largest entry is positive (a constant sign), in both libraries, before comparing."""
+    vals, vecs = out
+    sign = vecs.gather(-2, vecs.abs().argmax(dim=-2, keepdim=True)).sign().detach()
+    return vals, vecs * sign
+
+
+# outputs made comparable across libraries (a choice the op leaves to the implementation)
+CANONICAL = {"linalg.eigh": _eigenvector_signs}
+
+
+def canonical(op, fn):
+    """``fn`` with its outputs made comparable (``CANONICAL``) where the entry needs it."""
+    canon = CANONICAL.get(key(op))
+    return fn if canon is None else (lambda *a, **k: canon(fn(*a, **k)))
