@@ -134,7 +134,8 @@ class Branchy(nn.Module):
 
 
 def prog_unused():
-    """find_unused_parameters=True, buffers broadcast from rank 0, gradient_as_bucket_view."""
+    """find_unused_parameters=True (after a no_sync micro-batch too), buffers broadcast from rank 0,
+    gradient_as_bucket_view."""
     if SINGLE:
         return
     X, y = data(23, 6, 3, 2)
@@ -144,8 +145,12 @@ def prog_unused():
     losses, unused_grads = [], []
     for step in range(4):
         idx = shard(len(X), step)
+        if step == 2:  # a no_sync micro-batch through the branch: rank 0's next backward, which does not use
+            with model.no_sync():  # the branch, must send the branch's accumulated .grad (PyTorch's reducer)
+                F.cross_entropy(model(torch.tensor(X[idx]), True), torch.tensor(y[idx])).backward()
         loss = F.cross_entropy(model(torch.tensor(X[idx]), RANK == 1 and step % 2 == 0), torch.tensor(y[idx]))
-        opt.zero_grad()
+        if step != 2:
+            opt.zero_grad()
         loss.backward()
         g = model.module.unused.weight.grad
         unused_grads.append(np.zeros((3, 6), np.float32) if g is None else g.numpy().copy())

@@ -62,6 +62,7 @@ JOBS = {
     "launch_exit": _launch(2) + ["--standalone", os.path.join(PROGRAMS, "failures.py"), "exit"],
     "launch_hang": _launch(2) + [os.path.join(PROGRAMS, "failures.py"), "hang"],
     "mpiexec_kill": MPIEXEC + ["-n", "2", sys.executable, os.path.join(PROGRAMS, "failures.py"), "kill"],
+    "mpiexec_exit0": MPIEXEC + ["-n", "2", sys.executable, os.path.join(PROGRAMS, "failures.py"), "exit0"],
     "mpiexec_shape": MPIEXEC + ["-n", "3", sys.executable, os.path.join(PROGRAMS, "failures.py"), "shape"],
     "mpiexec_ashape": MPIEXEC + ["-n", "2", sys.executable, os.path.join(PROGRAMS, "failures.py"), "ashape"],
     "mpiexec_order": MPIEXEC + ["-n", "2", sys.executable, os.path.join(PROGRAMS, "failures.py"), "order"],
@@ -171,6 +172,14 @@ def test_hanging_rank_times_out(jobs):
 def test_killed_rank_ends_the_job(jobs):
     out, secs = _finished(jobs["mpiexec_kill"], ok=False)
     assert "signal 9" in out and "DONE" not in out
+
+
+def test_rank_ending_cleanly_mid_job_fails_the_waiting_rank_at_once(jobs):
+    # rank 1 ends (code 0) while rank 0 waits for it in all_reduce: as with gloo's closed connection,
+    # rank 0 raises at once instead of waiting for the 30 s timeout
+    out, _ = _finished(jobs["mpiexec_exit0"], ok=False)
+    assert "DistBackendError: rank(s) [1] exited while this rank (rank 0) waits for them in a collective" in out
+    assert "timed out" not in out and "DONE" not in out
 
 
 def test_mismatched_shapes_raise_on_every_rank(jobs):

@@ -303,6 +303,19 @@ raises_same("gather list length", lambda: ndist.gather(nt.zeros(1), [nt.zeros(1)
             lambda: tdist.gather(tt.zeros(1), [tt.zeros(1)] * (n + 1), dst=r))
 raises_same("reduce_scatter list", lambda: ndist.reduce_scatter(nt.zeros(1), [nt.zeros(1)] * (n + 1)),
             lambda: tdist.reduce_scatter(tt.zeros(1), [tt.zeros(1)] * (n + 1)))
+for dt in ("int32", "int64", "uint8", "bool"):  # AVG of integers: PyTorch refuses (every rank)
+    raises_same(f"all_reduce AVG {dt}",
+                lambda: ndist.all_reduce(nt.ones(2, dtype=getattr(nt, dt)), op=ndist.ReduceOp.AVG),
+                lambda: tdist.all_reduce(tt.ones(2, dtype=getattr(tt, dt)), op=tdist.ReduceOp.AVG))
+raises_same("reduce AVG int64", lambda: ndist.reduce(nt.ones(2, dtype=nt.int64), dst=0, op=ndist.ReduceOp.AVG),
+            lambda: tdist.reduce(tt.ones(2, dtype=tt.int64), dst=0, op=tdist.ReduceOp.AVG))
+for dt in ("float16", "bfloat16", "float32"):  # bitwise ops on floats: RuntimeError on every rank, no NumPy error
+    raises_same(f"all_reduce BAND {dt}",
+                lambda: ndist.all_reduce(nt.ones(2, dtype=getattr(nt, dt)), op=ndist.ReduceOp.BAND),
+                lambda: tdist.all_reduce(tt.ones(2, dtype=getattr(tt, dt)), op=tdist.ReduceOp.BAND))
+    raises_same(f"reduce BXOR {dt}",
+                lambda: ndist.reduce(nt.ones(2, dtype=getattr(nt, dt)), dst=0, op=ndist.ReduceOp.BXOR),
+                lambda: tdist.reduce(tt.ones(2, dtype=getattr(tt, dt)), dst=0, op=tdist.ReduceOp.BXOR))
 raises_same("all_reduce of a list", lambda: ndist.all_reduce([1, 2]), lambda: tdist.all_reduce([1, 2]))
 raises_same("init twice", lambda: ndist.init_process_group("gloo"), lambda: tdist.init_process_group("gloo"))
 raises_same("broadcast bad src", lambda: ndist.broadcast(nt.zeros(1), src=n + 5),

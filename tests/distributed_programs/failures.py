@@ -4,7 +4,8 @@ numtorch.distributed.run). Every rank prints its torchrun environment as one JSO
 MODE: ``ok``; ``raise`` (rank 1 raises ValueError); ``shape`` (the last rank all-reduces a tensor of
 another shape; ``ashape``: the same with async_op=True); ``order`` (rank 1 broadcasts while the
 others all-reduce); ``hang`` (rank 1 sleeps; timeout 3 s); ``kill`` (rank 1 kills itself with
-SIGKILL); ``exit`` (rank 1 calls sys.exit(3)).
+SIGKILL); ``exit`` (rank 1 calls sys.exit(3)); ``exit0`` (rank 1 ends with sys.exit(0), without the
+second collective).
 With ``--torch`` it imports ``torch`` (to run under numtorch.alias) instead of ``numtorch``."""
 import datetime
 import json
@@ -33,6 +34,8 @@ if rank == 1 and mode == "raise":
     raise ValueError("boom on purpose")
 if rank == 1 and mode == "exit":
     sys.exit(3)
+if rank == 1 and mode == "exit0":
+    sys.exit(0)
 if rank == 1 and mode == "hang":
     time.sleep(60)
 if rank == 1 and mode == "kill":

@@ -31,7 +31,7 @@ import numpy as np
 __all__ = ["mpi", "mpi_importable", "DistError", "DistBackendError", "DistNetworkError", "DistStoreError",
            "wait_all", "check_headers", "Channel", "install_excepthook", "mpi_dtype"]
 
-_TAG_HEADER, _TAG_FAIL = 1, 2
+_TAG_HEADER, _TAG_FAIL, _TAG_EXIT = 1, 2, 3
 _MPI = None
 
 
@@ -104,23 +104,32 @@ class Channel:
 
 _world: Channel | None = None  # set by init_process_group; failure notices travel on its ``ctrl``
 _failure: str | None = None    # the first failure notice received
+_exited: set = set()           # ranks that ended their program with the process group still initialized
 
 
 def set_world(channel) -> None:
     global _world, _failure
     _world, _failure = channel, None
+    _exited.clear()
 
 
-def _poll_failure():
-    """Raise DistBackendError if a failure notice from another rank has arrived."""
+def _poll_failure(pending=None):
+    """Raise DistBackendError if a failure notice from another rank has arrived, or if a rank that the
+    wait still needs (``pending()``: global ranks not heard from) has ended its program."""
     global _failure
     if _failure is None and _world is not None:
         MPI = mpi()
         status = MPI.Status()
         if _world.ctrl.Iprobe(source=MPI.ANY_SOURCE, tag=_TAG_FAIL, status=status):
             _failure = _world.ctrl.recv(source=status.Get_source(), tag=_TAG_FAIL)
+        while _world.ctrl.Iprobe(source=MPI.ANY_SOURCE, tag=_TAG_EXIT, status=status):
+            _exited.add(_world.ctrl.recv(source=status.Get_source(), tag=_TAG_EXIT))
     if _failure is not None:
         raise DistBackendError(f"{_failure} (this is rank {_world.rank}; the job cannot continue)")
+    gone = sorted(_exited.intersection(pending())) if _exited and pending is not None else None
+    if gone:
+        raise DistBackendError(f"rank(s) {gone} exited while this rank (rank {_world.rank}) waits for them in a "
+                               "collective (their program ended without calling it)")
 
 
 def wait_all(requests, what: str, timeout: float, pending_ranks=None) -> None:
@@ -131,7 +140,7 @@ def wait_all(requests, what: str, timeout: float, pending_ranks=None) -> None:
     MPI = mpi()
     deadline, pause, spins = time.monotonic() + timeout, 0.0, 0
     while not MPI.Request.Testall(requests):
-        _poll_failure()
+        _poll_failure(pending_ranks and (lambda: pending_ranks(requests)))
         if time.monotonic() > deadline:
             late = f"; no answer from rank(s) {pending_ranks(requests)}" if pending_ranks else ""
             raise DistBackendError(f"{what} timed out after {timeout:g} s{late} (a rank died, hangs, or "
@@ -206,6 +215,19 @@ def _describe(h) -> str:
 
 
 # ------------------------------------------------------------------------------ dying with notice
+def notify_exit() -> None:
+    """At interpreter exit with the process group still initialized: tell the other ranks, so that one
+    still waiting for this rank in a collective raises instead of waiting for the timeout (PyTorch's
+    gloo sees the connection close). Best effort: half a second for the small sends."""
+    if _world is None or _world.size == 1 or _failure is not None:
+        return
+    MPI = mpi()
+    reqs = [_world.ctrl.isend(_world.rank, dest=r, tag=_TAG_EXIT) for r in range(_world.size) if r != _world.rank]
+    deadline = time.monotonic() + 0.5
+    while not MPI.Request.Testall(reqs) and time.monotonic() < deadline:
+        time.sleep(0.001)
+
+
 def notify_failure(message: str) -> None:
     """Tell every other rank that this one failed (best effort: a second's wait for the sends)."""
     if _world is None or _world.size == 1 or _failure is not None:
@@ -258,6 +280,7 @@ def install_excepthook(rank: int) -> None:
         return
     _hooked_rank = rank
     previous = sys.excepthook
+    atexit.register(notify_exit)  # registered first, so a failed rank's die() (registered later) runs first
 
     def hook(kind, value, tb):
         previous(kind, value, tb)

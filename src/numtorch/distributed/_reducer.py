@@ -19,7 +19,8 @@ The idea, in the order things happen in one training step:
 
 Parameters that take no part in the loss never get a hook call, so their bucket never fills. With
 ``find_unused_parameters=True`` the forward's output graph is searched for them and they are marked
-ready (a zero contribution) before backward; otherwise the next forward raises PyTorch's
+ready at backward's first hook (contributing their ``.grad``: zero when None, the accumulated one after
+``no_sync``); otherwise the next forward raises PyTorch's
 "Expected to have finished reduction in the prior iteration" RuntimeError.
 """
 from __future__ import annotations
@@ -115,6 +116,7 @@ class Reducer:
         self.require_finalize = False  # a hook fired and the reduction has not finished yet
         self.ready = [False] * len(params)
         self.used = np.zeros(len(params), np.int32)
+        self.unused = []  # found unused by prepare_for_backward, marked ready at the first hook
         self.next_bucket = 0
         self.handles = [p.register_post_accumulate_grad_hook(self._hook(i)) for i, p in enumerate(params)]
 
@@ -151,11 +153,10 @@ class Reducer:
         self.used[:] = 0
         for b in self.buckets:
             b.pending, b.work = len(b.indices), None
+        self.unused = []
         if self.find_unused or self.static_graph:
             reached = reachable_leaves(outputs)
-            for i, p in enumerate(self.params):
-                if id(p) not in reached:
-                    self._mark_ready(i, unused=True)
+            self.unused = [i for i, p in enumerate(self.params) if id(p) not in reached]
 
     def ensure_prior_reduction_finished(self):
         if not self.require_finalize:
@@ -176,6 +177,11 @@ class Reducer:
         def hook(param):
             if not self.expect_hooks:  # no_sync(), eval forward, or a backward DDP did not prepare
                 return
+            # the unused parameters are marked ready at the first hook, as PyTorch: their .grad (None, or
+            # one accumulated under no_sync) is read during backward, after a zero_grad between the two
+            unused, self.unused = self.unused, []
+            for j in unused:
+                self._mark_ready(j)
             if self.ready[i]:
                 raise RuntimeError(
                     f"Expected to mark a variable ready only once. Parameter {self.names[i]} (index {i}) has "
@@ -189,12 +195,12 @@ class Reducer:
             self._mark_ready(i)
         return hook
 
-    def _mark_ready(self, i, unused=False):
+    def _mark_ready(self, i):
         b, k = self.where[i]
         p = self.params[i]
         slot = b.view(k, p._data.shape)
         g = p._grad
-        if unused or g is None:
+        if g is None:  # an unused parameter with a .grad (e.g. accumulated under no_sync) sends it, as PyTorch
             slot[...] = 0
         elif g is self.grad_views[i]:  # .grad already is this slot (gradient_as_bucket_view)
             np.multiply(slot, self.scale, out=slot)

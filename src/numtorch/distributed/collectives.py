@@ -107,23 +107,29 @@ def _run(pg, hdr, reqs, name, finish, async_op, outputs=()):
     return None
 
 
+def _check_op(op, dtype):
+    """PyTorch's refusals, raised on every rank before any message: bitwise ops on floating-point or
+    complex tensors, AVG on integer or bool tensors (their mean is not of their dtype)."""
+    if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and dtype.kind not in "iub":
+        raise RuntimeError(f"Cannot use ReduceOp.{op.name} with non-integral dtype")
+    if op == ReduceOp.AVG and dtype.kind in "iub":
+        raise RuntimeError(f"ReduceOp.AVG: result type Float can't be cast to the desired output type {dtype.name} "
+                           "(average a floating-point tensor)")
+
+
 def _mpi_op(op, dtype):
     """MPI's operator for ``op`` on ``dtype``, or None when NumPy must reduce (no MPI type)."""
     MPI = _mpi.mpi()
     if _mpi.mpi_dtype(dtype) is None:
         return None
     if dtype == np.bool_:
-        return MPI.LOR if op in (ReduceOp.SUM, ReduceOp.MAX, ReduceOp.BOR, ReduceOp.AVG) else MPI.LAND
-    if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and dtype.kind not in "iu":
-        raise RuntimeError(f"Cannot use ReduceOp.{op.name} with non-integral dtype")
+        return MPI.LOR if op in (ReduceOp.SUM, ReduceOp.MAX, ReduceOp.BOR) else MPI.LAND
     return {ReduceOp.SUM: MPI.SUM, ReduceOp.AVG: MPI.SUM, ReduceOp.PRODUCT: MPI.PROD, ReduceOp.MIN: MPI.MIN,
             ReduceOp.MAX: MPI.MAX, ReduceOp.BAND: MPI.BAND, ReduceOp.BOR: MPI.BOR, ReduceOp.BXOR: MPI.BXOR}[op]
 
 
 def _avg(values, op, size):
-    if op == ReduceOp.AVG:
-        if values.dtype.kind in "iub":
-            return values // size
+    if op == ReduceOp.AVG:  # floating point only (see _check_op)
         return (values / size).astype(values.dtype)
     return values
 
@@ -151,6 +157,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     if pg is None:
         return None
     a = buffer(tensor)
+    _check_op(op, a.dtype)
     hdr = _mpi.check_headers(pg._ch, "all_reduce", a, op=op.name, group_ranks=pg._ranks, defer=async_op)
     comm, mop = pg._ch.comm, _mpi_op(op, a.dtype)
     if mop is None:
@@ -168,6 +175,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     if pg is None:
         return None
     a = buffer(tensor)
+    _check_op(op, a.dtype)
     hdr = _mpi.check_headers(pg._ch, "reduce", a, root=root, op=op.name, group_ranks=pg._ranks, defer=async_op)
     comm, mop, mine = pg._ch.comm, _mpi_op(op, a.dtype), pg.rank() == root
     if mop is None:
@@ -303,6 +311,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
 
 def _reduce_scatter_arrays(pg, name, stack, out, op, output_tensor, async_op):
     """Reduce ``stack`` (``(size, *chunk)``) across ranks; this rank's chunk into ``out``."""
+    _check_op(op, stack.dtype)
     hdr = _mpi.check_headers(pg._ch, name, stack, op=op.name, group_ranks=pg._ranks, defer=async_op)
     comm, mop = pg._ch.comm, _mpi_op(op, stack.dtype)
     if mop is None:  # gather everyone's chunk for this rank, then reduce with NumPy
