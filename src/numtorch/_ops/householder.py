@@ -29,6 +29,8 @@ class GeqrfBackward0(Op):
 
     def forward(self, a):
         from scipy.linalg import lapack  # SciPy: slow to import, only needed here
+        if a.size == 0:  # an empty matrix or batch: nothing to factor
+            return a.copy(), np.zeros(a.shape[:-2] + (min(a.shape[-2:]),), a.dtype)
         flat = a.reshape((-1,) + a.shape[-2:])
         fn = lapack.get_lapack_funcs(("geqrf",), (flat,))[0]
         qr = np.empty_like(flat)

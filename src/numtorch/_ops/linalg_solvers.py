@@ -161,6 +161,8 @@ class LinalgLdlFactorExBackward0(Op):
 
     def forward(self, a, hermitian):
         from scipy.linalg import lapack  # SciPy: slow to import, only needed here
+        if a.size == 0:  # an empty matrix or batch: nothing to factor
+            return a.copy(), np.zeros(a.shape[:-1], np.int32), np.zeros(a.shape[:-2], np.int32)
         name = "hetrf" if hermitian and a.dtype.kind == "c" else "sytrf"
         flat = a.reshape((-1,) + a.shape[-2:])
         fn = lapack.get_lapack_funcs((name,), (flat,))[0]
