@@ -1,0 +1,65 @@
+"""Review of torch.func as a new user meets it (issue #14): differential tests against PyTorch."""
+import numpy as np
+import pytest
+import torch
+
+import numtorch as nt
+
+_R = np.random.RandomState(0)
+_X = _R.randn(3, 5, 4).astype(np.float32)
+_X[0, 1, 2] = _X[0, 1, 3]  # a tie for argmax/argmin
+_I = _R.randint(-2, 3, (3, 5, 4)).astype(np.int32)
+
+# integer/bool reductions and arg-reductions are computed outside an Op: they must still batch
+_CASES = {
+    "argmax": lambda T, a: a.argmax(),
+    "argmax_dim": lambda T, a: a.argmax(1),
+    "argmin_dim_keep": lambda T, a: T.argmin(a, 0, keepdim=True),
+    "accuracy_count": lambda T, a: (a.argmax(-1) == 1).sum(),
+    "bool_sum_dim": lambda T, a: (a > 0).sum(1),
+    "long_sum": lambda T, a: a.long().sum(),
+    "int_sum_dtype": lambda T, a: (a * 10).int().sum(0, dtype=T.int32),
+    "int_prod": lambda T, a: (a > 0).prod(1, keepdim=True),
+    "int_nansum": lambda T, a: T.nansum((a > 0).long(), 1),
+    "all": lambda T, a: (a > -1).all(),
+    "any_dim": lambda T, a: T.any(a > 1, 1),
+    "count_nonzero": lambda T, a: T.count_nonzero(a > 0, dim=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_CASES))
+@pytest.mark.parametrize("in_dims", [0, 1])
+def test_value_reductions_under_vmap(name, in_dims):
+    f = _CASES[name]
+    x = np.moveaxis(_X, 0, in_dims).copy()
+    want = torch.func.vmap(lambda a: f(torch, a), in_dims=in_dims)(torch.tensor(x))
+    got = nt.func.vmap(lambda a: f(nt, a), in_dims=in_dims)(nt.tensor(x))
+    assert str(got.dtype) == str(want.dtype)
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.quick
+def test_int_reductions_nested_vmap_and_outside():
+    f = lambda T, a: (a.sum(-1), a.argmax(), a.prod(0), (a > 0).all(0))  # noqa: E731
+    want = torch.func.vmap(torch.func.vmap(lambda a: f(torch, a)))(torch.tensor(_I))
+    got = nt.func.vmap(nt.func.vmap(lambda a: f(nt, a)))(nt.tensor(_I))
+    for w, g in zip(want, got):
+        assert str(g.dtype) == str(w.dtype)
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+    for w, g in zip(f(torch, torch.tensor(_I)), f(nt, nt.tensor(_I))):  # unchanged without vmap
+        assert str(g.dtype) == str(w.dtype)
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+    u = np.array([[1, 0], [255, 3]], np.uint8)
+    assert str(nt.tensor(u).all(1).dtype) == str(torch.tensor(u).all(1).dtype)
+
+
+def test_ensemble_accuracy_under_vmap():
+    """The model-ensembling tutorial's accuracy: argmax and a bool sum over per-model predictions."""
+    logits = _R.randn(5, 8, 3).astype(np.float32)
+    y = _R.randint(0, 3, (8,))
+    acc = lambda T, lg, yy: (lg.argmax(-1) == yy).sum() / yy.shape[0]  # noqa: E731
+    want = torch.func.vmap(lambda lg: acc(torch, lg, torch.tensor(y)))(torch.tensor(logits))
+    got = nt.func.vmap(lambda lg: acc(nt, lg, nt.tensor(y)))(nt.tensor(logits))
+    assert str(got.dtype) == str(want.dtype)
+    np.testing.assert_allclose(got.numpy(), want.numpy())
