@@ -63,3 +63,30 @@ def test_ensemble_accuracy_under_vmap():
     got = nt.func.vmap(lambda lg: acc(nt, lg, nt.tensor(y)))(nt.tensor(logits))
     assert str(got.dtype) == str(want.dtype)
     np.testing.assert_allclose(got.numpy(), want.numpy())
+
+
+_RESTRIDE = {
+    "unsqueeze_": lambda a: a.unsqueeze_(0),
+    "clone_unsqueeze_": lambda a: a.clone().unsqueeze_(-1) * 2,
+    "t_": lambda a: a.clone().t_(),
+    "transpose_": lambda a: a.clone().transpose_(0, 1),
+    "squeeze_": lambda a: a.clone().unsqueeze_(1).squeeze_(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_RESTRIDE))
+def test_inplace_view_ops_under_vmap(name):
+    """In-place shape changes (``unsqueeze_``, ``t_``...) of a batched tensor restride its physical tensor."""
+    x = _R.randn(3, 4, 2).astype(np.float32)
+    want = torch.func.vmap(_RESTRIDE[name])(torch.tensor(x))
+    got = nt.func.vmap(_RESTRIDE[name])(nt.tensor(x))
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.numpy())
+
+
+def test_inplace_view_op_under_vmap_grad():
+    x = _R.randn(3, 4).astype(np.float32)
+    f = lambda a: (a.clone().unsqueeze_(0).t_() ** 3).sum()  # noqa: E731
+    want = torch.func.vmap(torch.func.grad(f))(torch.tensor(x))
+    got = nt.func.vmap(nt.func.grad(f))(nt.tensor(x))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
