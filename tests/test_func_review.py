@@ -90,3 +90,19 @@ def test_inplace_view_op_under_vmap_grad():
     want = torch.func.vmap(torch.func.grad(f))(torch.tensor(x))
     got = nt.func.vmap(nt.func.grad(f))(nt.tensor(x))
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("use", ["add", "exp", "sum", "matmul"])
+def test_escaped_batched_tensor_message(use):
+    """A batched tensor that escaped its vmap raises PyTorch's RuntimeError, naming the escape."""
+    ops = {"add": lambda e, T: e + 1, "exp": lambda e, T: e.exp(), "sum": lambda e, T: e.sum(),
+           "matmul": lambda e, T: e @ T.ones(4)}
+    msgs = []
+    for T in (torch, nt):
+        box = []
+        T.func.vmap(lambda a: (box.append(a), a)[1])(T.ones(3, 4))
+        with pytest.raises(RuntimeError) as info:
+            ops[use](box[0], T)
+        msgs.append(str(info.value))
+    assert "escaped from inside a function being vmapped" in msgs[0]
+    assert "escaped from inside a function being vmapped" in msgs[1]
