@@ -106,3 +106,17 @@ def test_escaped_batched_tensor_message(use):
         msgs.append(str(info.value))
     assert "escaped from inside a function being vmapped" in msgs[0]
     assert "escaped from inside a function being vmapped" in msgs[1]
+
+
+@pytest.mark.parametrize("in_dims", [0, 1])
+def test_one_hot_under_vmap(in_dims):
+    t = _R.randint(0, 4, (3, 5))
+    f = lambda T: T.func.vmap(lambda b: T.nn.functional.one_hot(b, 4) * 2, in_dims=in_dims)  # noqa: E731
+    want, got = f(torch)(torch.tensor(t)), f(nt)(nt.tensor(t))
+    assert str(got.dtype) == str(want.dtype)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    nested = lambda T: T.func.vmap(T.func.vmap(lambda b: T.nn.functional.one_hot(b, 5)))  # noqa: E731
+    np.testing.assert_array_equal(nested(nt)(nt.tensor(t)).numpy(), nested(torch)(torch.tensor(t)).numpy())
+    for T in (torch, nt):  # num_classes=-1 would be data-dependent
+        with pytest.raises(RuntimeError, match="explicit positive num_classes"):
+            T.func.vmap(lambda b: T.nn.functional.one_hot(b))(T.tensor(t))

@@ -13,7 +13,9 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor, _make, _wrap_dim
+from ..autograd import function as _function
 from ..autograd.function import Op, linear_backward
+from ..autograd.grad_mode import _State
 from ._cpu_order import kthvalue_order, sort_order, topk_order
 from ._out import _out
 
@@ -269,6 +271,11 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     a = tensor._data
     if a.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if _State.vmap:  # the elementwise batching rule encodes the physical indices (values still checked)
+        if num_classes <= 0:
+            raise RuntimeError("When vmap-ing torch.nn.functional.one_hot, please provide an explicit positive "
+                               "num_classes argument.")
+        return _function.vmap_dispatch(_OneHot, (tensor,), {"num_classes": num_classes})
     if a.size == 0 and num_classes <= 0:  # PyTorch's message for any non-positive count of no values
         raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
@@ -278,6 +285,16 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if a.size and a.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     return _make((a[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+class _OneHot:
+    """``one_hot`` seen as an Op class by vmap's elementwise batching rule."""
+    _vmap = "elementwise"
+
+    def forward(self, tensor, num_classes):  # the signature the batching rules read
+        raise NotImplementedError
+
+    apply = staticmethod(one_hot)
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None) -> Tensor:
