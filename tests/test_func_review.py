@@ -120,3 +120,35 @@ def test_one_hot_under_vmap(in_dims):
     for T in (torch, nt):  # num_classes=-1 would be data-dependent
         with pytest.raises(RuntimeError, match="explicit positive num_classes"):
             T.func.vmap(lambda b: T.nn.functional.one_hot(b))(T.tensor(t))
+
+
+_INT_CASES = {
+    "median": lambda T, a: a.median(),
+    "float_median": lambda T, a: (a * 1.5).median(),
+    "nanmedian": lambda T, a: T.where(a > 3, float("nan"), a * 1.0).nanmedian(),
+    "bitwise_and": lambda T, a: a & 3,
+    "bitwise_or_tensor": lambda T, a: a | a.flip(0),
+    "bitwise_xor": lambda T, a: T.bitwise_xor(a, 5),
+    "bitwise_not": lambda T, a: ~a,
+    "lshift": lambda T, a: a << 2,
+    "rshift_tensor": lambda T, a: a >> a.abs().clamp(max=3),
+    "logical_not": lambda T, a: T.logical_not(a),
+    "bool_and": lambda T, a: (a > 0) & (a < 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_INT_CASES))
+def test_int_ops_under_vmap(name):
+    f = _INT_CASES[name]
+    want = torch.func.vmap(torch.func.vmap(lambda a: f(torch, a)), in_dims=1)(torch.tensor(_I).long())
+    got = nt.func.vmap(nt.func.vmap(lambda a: f(nt, a)), in_dims=1)(nt.tensor(_I).long())
+    assert str(got.dtype) == str(want.dtype)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_median_grad_under_vmap():
+    x = _R.randn(4, 5).astype(np.float32)
+    for fn in ("median", "nanmedian"):
+        want = torch.func.vmap(torch.func.grad(lambda a: getattr(a, fn)() * 2))(torch.tensor(x))
+        got = nt.func.vmap(nt.func.grad(lambda a: getattr(a, fn)() * 2))(nt.tensor(x))
+        np.testing.assert_allclose(got.numpy(), want.numpy())

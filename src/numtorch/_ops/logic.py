@@ -53,7 +53,7 @@ logical_and, logical_or, logical_xor = (_cmp(np.logical_and, "logical_and"), _cm
 
 
 def logical_not(input, *, out=None):
-    return _out(_make(np.logical_not(input._data)), out)
+    return _out(_nondiff(np.logical_not, input), out)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -70,7 +70,7 @@ def _bitwise(fn, name, kernel=None):
                for v in (x, y)):
             fl = next(v for v in (x, y) if np.result_type(v).kind in "fcV")
             raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{_aten(np.result_type(fl))}'")
-        return _out(_make(np.asarray(fn(x, y))), out)
+        return _out(_nondiff(fn, a, b), out)  # _nondiff: batched under vmap
     op.__name__ = op.__qualname__ = name
     return op
 
@@ -109,7 +109,7 @@ bitwise_right_shift.__doc__ = ("``input >> other`` elementwise (``torch.bitwise_
 def bitwise_not(input, *, out=None):
     if input._data.dtype.kind in "fcV":
         raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{_aten(input._data.dtype)}'")
-    return _out(_make(np.invert(input._data)), out)
+    return _out(_nondiff(np.invert, input), out)
 
 
 # ------------------------------------------------------------------------------------------------
