@@ -152,3 +152,28 @@ def test_median_grad_under_vmap():
         want = torch.func.vmap(torch.func.grad(lambda a: getattr(a, fn)() * 2))(torch.tensor(x))
         got = nt.func.vmap(nt.func.grad(lambda a: getattr(a, fn)() * 2))(nt.tensor(x))
         np.testing.assert_allclose(got.numpy(), want.numpy())
+
+
+_SEQ = np.sort(_R.randn(3, 6).astype(np.float32), 1)
+_VAL = _R.randn(3, 2, 4).astype(np.float32)
+_SS_CASES = {
+    "both": ((0, 0), lambda T, s, v: T.searchsorted(s, v)),
+    "seq_unbatched": ((None, 0), lambda T, s, v: T.searchsorted(s, v, right=True)),
+    "values_unbatched": ((0, None), lambda T, s, v: T.searchsorted(s, v, out_int32=True)),
+    "bucketize": ((0, 0), lambda T, s, v: T.bucketize(v, s)),
+    "bucketize_side": ((0, 1), lambda T, s, v: T.bucketize(v, s, right=True)),
+    "nd_seq": ((0, 0), lambda T, s, v: T.searchsorted(s.expand(2, 6), v[:, :3], side="right")),
+    "scalar": ((0, 0), lambda T, s, v: T.searchsorted(s, 0.1) + v.sum().long() * 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SS_CASES))
+def test_searchsorted_under_vmap(name):
+    in_dims, f = _SS_CASES[name]
+    seq = _SEQ if in_dims[0] is not None else _SEQ[0]
+    val = _VAL if in_dims[1] != 1 else np.moveaxis(_VAL, 0, 1).copy()
+    val = _VAL[0] if in_dims[1] is None else val
+    want = torch.func.vmap(lambda s, v: f(torch, s, v), in_dims=in_dims)(torch.tensor(seq), torch.tensor(val))
+    got = nt.func.vmap(lambda s, v: f(nt, s, v), in_dims=in_dims)(nt.tensor(seq), nt.tensor(val))
+    assert str(got.dtype) == str(want.dtype)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -227,6 +227,10 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32=False, right=False
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
                                "while right was True")
         right = side == "right"
+    if _State.vmap:  # func/_batching_rules.searchsorted searches the physical rows
+        r = _function.vmap_dispatch(_SearchSorted, (sorted_sequence, input),
+                                    {"out_int32": out_int32, "right": right, "sorter": sorter})
+        return _out(r, out)
     seq = sorted_sequence._data
     v = input._data if isinstance(input, Tensor) else np.asarray(input)
     srt = None if sorter is None else (sorter._data if isinstance(sorter, Tensor) else np.asarray(sorter))
@@ -285,6 +289,16 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if a.size and a.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     return _make((a[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+class _SearchSorted:
+    """``searchsorted`` seen as an Op class by vmap (rule ``searchsorted``)."""
+    _vmap = "searchsorted"
+
+    def forward(self, sorted_sequence, input, out_int32=False, right=False, sorter=None):  # for the rules
+        raise NotImplementedError
+
+    apply = staticmethod(searchsorted)
 
 
 class _OneHot:
