@@ -314,3 +314,50 @@ def _cj(x):
 def _const(c: float, like: np.ndarray):
     """Python float ``c`` as a scalar of ``like``'s dtype, so float32 stays float32."""
     return like.dtype.type(c) if like.dtype.kind in "fc" else c
+
+
+class _ValueReduction:
+    """A non-differentiable NumPy reduction ``fn(array, axes, keepdim)`` (axes: tuple of ints, or None for
+    all) seen as an Op class, so that under vmap the "axis" batching rule runs it on the physical
+    tensor (batch dims in front, logical axes shifted) instead of reading a batched stand-in's values."""
+
+    _vmap = ("axis", "axes")
+
+    def forward(self, input, axes=None, keepdim=False):  # the signature the batching rules read
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, input, axes=None, keepdim=False):
+        if _State.vmap:
+            return function.vmap_dispatch(cls, (input,), {"axes": axes, "keepdim": keepdim})
+        return _make(np.asarray(cls.fn(input._data, axes, keepdim)))
+
+
+def value_reduction(name, fn):
+    """``_ValueReduction`` for ``fn`` (one class per reduction: the batching rules cache per class)."""
+    return type(name, (_ValueReduction,), {"fn": staticmethod(fn)})
+
+
+_IntSum = value_reduction("IntSum", lambda a, axes, keep: np.sum(a, axis=axes, keepdims=keep, dtype=a.dtype))
+_IntProd = value_reduction("IntProd", lambda a, axes, keep: np.prod(a, axis=axes, keepdims=keep, dtype=a.dtype))
+
+
+def _arg_kernel(fn):
+    """argmax/argmin (``fn``) over one axis, or of the flattened trailing ``axes`` (None: all; under vmap
+    the logical dims after the batch dims), first index among ties, as int64."""
+    def kernel(a, axes, keep):
+        if axes is not None and len(axes) == 1:
+            return fn(a, axis=axes[0], keepdims=keep).astype(np.int64, copy=False)
+        k = a.ndim if axes is None else len(axes)
+        lead = a.shape[:a.ndim - k]
+        r = fn(a.reshape(lead + (-1,)), axis=-1).astype(np.int64, copy=False)
+        return r.reshape(lead + (1,) * k) if keep else r
+    return kernel
+
+
+_ARG = {"argmax": value_reduction("Argmax", _arg_kernel(np.argmax)),
+        "argmin": value_reduction("Argmin", _arg_kernel(np.argmin))}
+_LOGICAL = {np.all: value_reduction("All", lambda a, axes, keep: np.all(a, axis=axes, keepdims=keep)),
+            np.any: value_reduction("Any", lambda a, axes, keep: np.any(a, axis=axes, keepdims=keep))}
+_CountNonzero = value_reduction("CountNonzero", lambda a, axes, keep: np.asarray(
+    np.count_nonzero(a, axis=axes), np.int64))

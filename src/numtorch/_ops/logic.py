@@ -12,10 +12,11 @@ import builtins
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor, _make
-from ._cast import _aten
+from ._cast import _aten, cast
 from ._out import _out
-from ._util import _need_tensor, _nondiff, prep2, to_tensor
+from ._util import _LOGICAL, _CountNonzero, _need_tensor, _nondiff, prep2, to_tensor
 from .reduction import _axes, _np_aliases
 
 __all__ = """eq ne lt le gt ge greater greater_equal less less_equal not_equal logical_and logical_or logical_xor
@@ -52,7 +53,7 @@ logical_and, logical_or, logical_xor = (_cmp(np.logical_and, "logical_and"), _cm
 
 
 def logical_not(input, *, out=None):
-    return _out(_make(np.logical_not(input._data)), out)
+    return _out(_nondiff(np.logical_not, input), out)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -69,7 +70,7 @@ def _bitwise(fn, name, kernel=None):
                for v in (x, y)):
             fl = next(v for v in (x, y) if np.result_type(v).kind in "fcV")
             raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{_aten(np.result_type(fl))}'")
-        return _out(_make(np.asarray(fn(x, y))), out)
+        return _out(_nondiff(fn, a, b), out)  # _nondiff: batched under vmap
     op.__name__ = op.__qualname__ = name
     return op
 
@@ -108,7 +109,7 @@ bitwise_right_shift.__doc__ = ("``input >> other`` elementwise (``torch.bitwise_
 def bitwise_not(input, *, out=None):
     if input._data.dtype.kind in "fcV":
         raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{_aten(input._data.dtype)}'")
-    return _out(_make(np.invert(input._data)), out)
+    return _out(_nondiff(np.invert, input), out)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -189,7 +190,8 @@ def _logical(fn, name, input, dim, keepdim, out):
     if isinstance(dim, (tuple, list)) and len(dim) == 0:
         r = a.astype(bool)  # PyTorch reduces over no dims here, unlike sum
     else:
-        r = np.asarray(fn(a, axis=_axes(dim, a.ndim, name), keepdims=keepdim))
+        r = _LOGICAL[fn].apply(input, _axes(dim, a.ndim, name), keepdim)  # a reduction vmap can batch
+        return _out(cast(r, _dtype.uint8) if a.dtype == np.uint8 else r, out)
     return _out(_make(r.astype(np.uint8) if a.dtype == np.uint8 else r), out)
 
 
@@ -209,4 +211,4 @@ def any(input, dim=None, keepdim=False, *, out=None):
 def count_nonzero(input, dim=None):
     """Number of non-zero elements over ``dim`` (int, tuple or None), as int64 (``torch.count_nonzero``)."""
     a = input._data
-    return _make(np.asarray(np.count_nonzero(a, axis=_axes(dim, a.ndim, "count_nonzero")), np.int64))
+    return _CountNonzero.apply(input, _axes(dim, a.ndim, "count_nonzero"), False)  # vmap can batch it

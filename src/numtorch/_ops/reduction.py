@@ -22,7 +22,7 @@ from .._tensor import Tensor, _make
 from ..autograd.forward_ad import jvp_linear
 from ..autograd.function import Op
 from ..autograd.grad_mode import _State
-from ._util import _cj, dims_arg, wrap_dim
+from ._util import _ARG, _IntProd, _IntSum, _cj, dims_arg, wrap_dim
 from ._cast import cast
 from ._out import _out
 from .pointwise import div, maximum, minimum
@@ -155,10 +155,10 @@ def _half(a):
     return np.float32 if a.dtype.itemsize == 2 and a.dtype.kind in "fV" else None
 
 
-def _int_total(fn, a, axes, keepdim, dtype):
-    """A bool/integer sum or product (``fn``), never differentiable: int64 unless an explicit
-    ``dtype`` asked for another (the input is already cast to it)."""
-    return _make(np.asarray(fn(a, axis=axes, keepdims=keepdim, dtype=np.int64 if dtype is None else a.dtype)))
+def _int_total(op, t, axes, keepdim, dtype):
+    """A bool/integer sum or product (``op``: ``_IntSum``/``_IntProd``, which vmap can batch), never
+    differentiable: int64 unless an explicit ``dtype`` asked for another (``t`` is already cast to it)."""
+    return op.apply(t if dtype is not None else cast(t, _dtype.int64), axes, keepdim)
 
 
 def _nonempty(a, axes, name):
@@ -249,7 +249,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     a = input._data
     axes = _axes(dim, a.ndim, "sum")
     if a.dtype.kind in "biu":
-        return _out(_int_total(np.sum, a, axes, keepdim, dtype), out)
+        return _out(_int_total(_IntSum, input, axes, keepdim, dtype), out)
     op = SumBackward0 if axes is None else SumBackward1
     return _out(op.apply(input, axes=axes, keepdim=keepdim), out)
 
@@ -274,7 +274,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     axes = _axes(dim, t._data.ndim, "nansum")
     if t._data.dtype.kind in "fcV":
         return _out(NansumBackward0.apply(t, axes=axes, keepdim=keepdim), out)
-    return _out(_int_total(np.sum, t._data, axes, keepdim, dtype), out)  # no NaN to skip in integers
+    return _out(_int_total(_IntSum, t, axes, keepdim, dtype), out)  # no NaN to skip in integers
 
 
 @_np_aliases
@@ -452,7 +452,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     axes = None if dim is None else (_dim1(dim, a.ndim, "prod"),)
     axes = axes if a.ndim else None
     if a.dtype.kind in "biu":
-        return _out(_int_total(np.prod, a, axes, keepdim, dtype), out)
+        return _out(_int_total(_IntProd, input, axes, keepdim, dtype), out)
     op = ProdBackward0 if axes is None else ProdBackward1
     return _out(op.apply(input, axes=axes, keepdim=keepdim), out)
 
@@ -630,13 +630,12 @@ def _arg(fn, name, input, dim, keepdim):
     if dim is None:
         if a.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
-        r = np.asarray(fn(a), np.int64)
-        return _make(r.reshape((1,) * a.ndim) if keepdim else r)
+        return _ARG[name].apply(input, None, keepdim)  # a value reduction vmap can batch
     axis = _dim1(dim, a.ndim, name)
     if a.ndim == 0:
         return _make(np.zeros((), np.int64))
     _nonempty(a, (axis,), name)
-    return _make(fn(a, axis=axis, keepdims=keepdim).astype(np.int64, copy=False))
+    return _ARG[name].apply(input, (axis,), keepdim)
 
 
 @_np_aliases

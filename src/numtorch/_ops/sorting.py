@@ -13,7 +13,9 @@ from collections import namedtuple
 import numpy as np
 
 from .._tensor import Tensor, _make, _wrap_dim
+from ..autograd import function as _function
 from ..autograd.function import Op, linear_backward
+from ..autograd.grad_mode import _State
 from ._cpu_order import kthvalue_order, sort_order, topk_order
 from ._out import _out
 
@@ -225,6 +227,10 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32=False, right=False
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
                                "while right was True")
         right = side == "right"
+    if _State.vmap:  # func/_batching_rules.searchsorted searches the physical rows
+        r = _function.vmap_dispatch(_SearchSorted, (sorted_sequence, input),
+                                    {"out_int32": out_int32, "right": right, "sorter": sorter})
+        return _out(r, out)
     seq = sorted_sequence._data
     v = input._data if isinstance(input, Tensor) else np.asarray(input)
     srt = None if sorter is None else (sorter._data if isinstance(sorter, Tensor) else np.asarray(sorter))
@@ -269,6 +275,11 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     a = tensor._data
     if a.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if _State.vmap:  # the elementwise batching rule encodes the physical indices (values still checked)
+        if num_classes <= 0:
+            raise RuntimeError("When vmap-ing torch.nn.functional.one_hot, please provide an explicit positive "
+                               "num_classes argument.")
+        return _function.vmap_dispatch(_OneHot, (tensor,), {"num_classes": num_classes})
     if a.size == 0 and num_classes <= 0:  # PyTorch's message for any non-positive count of no values
         raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
@@ -278,6 +289,26 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if a.size and a.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     return _make((a[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+class _SearchSorted:
+    """``searchsorted`` seen as an Op class by vmap (rule ``searchsorted``)."""
+    _vmap = "searchsorted"
+
+    def forward(self, sorted_sequence, input, out_int32=False, right=False, sorter=None):  # for the rules
+        raise NotImplementedError
+
+    apply = staticmethod(searchsorted)
+
+
+class _OneHot:
+    """``one_hot`` seen as an Op class by vmap's elementwise batching rule."""
+    _vmap = "elementwise"
+
+    def forward(self, tensor, num_classes):  # the signature the batching rules read
+        raise NotImplementedError
+
+    apply = staticmethod(one_hot)
 
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False, out=None) -> Tensor:

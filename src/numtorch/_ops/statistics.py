@@ -39,7 +39,21 @@ def _lower_middle(flat, dtype):
     return np.partition(flat, k)[k]
 
 
-def _lower_median(a, axis=None, keepdims=False):
+def _per_batch(fn):
+    """``fn`` of all elements, or under vmap (``axis``: the trailing logical axes after the batch dims)
+    of each sample's elements, with the reduced axes kept as size 1 when ``keepdims``."""
+    def reduce(a, axis=None, keepdims=False):
+        if axis is None:
+            return fn(a)
+        lead = a.shape[:a.ndim - len(axis)]
+        rows = a.reshape((int(np.prod(lead, dtype=np.int64)), -1))
+        r = np.array([fn(row) for row in rows], a.dtype).reshape(lead)
+        return r.reshape(lead + (1,) * len(axis)) if keepdims else r
+    return reduce
+
+
+@_per_batch
+def _lower_median(a):
     flat = a.reshape(-1)
     if a.dtype.kind in "fV" and np.isnan(flat).any():
         return np.asarray(np.nan, a.dtype)
@@ -172,7 +186,8 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
 # ------------------------------------------------------------------------------------------------
 # nanmedian, mode
 # ------------------------------------------------------------------------------------------------
-def _nan_lower_median(a, axis=None, keepdims=False):
+@_per_batch
+def _nan_lower_median(a):
     flat = a.reshape(-1)
     return _lower_middle(flat[~np.isnan(flat)] if a.dtype.kind in "fV" else flat, a.dtype)
 

@@ -168,10 +168,13 @@ class TBackward1(TBackward0):
 
 def _restride(self: Tensor, op, **opts) -> Tensor:
     """Run view ``op`` on ``self`` and make ``self`` that view: new array, new history, version + 1."""
-    check_inplace(self)
+    phys = getattr(self, "_phys", None)  # a batched tensor (under vmap): its physical tensor is restrided
+    check_inplace(self if phys is None else phys)
     out = op.apply(self, **opts)
     self._data = out._data
-    if out.grad_fn is not None:
+    if phys is not None:
+        self._phys, self._levels = out._phys, out._levels
+    elif out.grad_fn is not None:
         self.grad_fn, self._output_nr = out.grad_fn, 0
     self._vc[0] += 1
     if self._base is not None:

@@ -94,20 +94,33 @@ class StandInRead(RuntimeError):
     (``_batched_backward.py``) catches it to run that one node's formula sample by sample."""
 
 
+def _read_error(standin):
+    """StandInRead for a value read of ``standin``: PyTorch's escaped-tensor message when its vmap level
+    is no longer active (the tensor escaped the vmapped function), else numtorch's own."""
+    src = getattr(standin, "_src", None)
+    active = {lvl.id for lvl in _LEVELS.stack}
+    if src is not None and not set(src[1]) <= active:
+        try:
+            _level_size(next(lid for lid in src[1] if lid not in active))
+        except RuntimeError as e:
+            return StandInRead(str(e))
+    return StandInRead(_READ_ERROR)
+
+
 class _Logical(np.ndarray):
     """A batched tensor's ``_data``: the logical shape and dtype of one sample, no memory (zero strides
     over a shared zero buffer) and no values: computing with it raises RuntimeError."""
 
-    def __array_ufunc__(self, *args, **kwargs):
-        raise StandInRead(_READ_ERROR)
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        raise _read_error(next((a for a in inputs if isinstance(a, _Logical)), self))
 
     def __array_function__(self, func, types, args, kwargs):
         if func in _SHAPE_FUNCS:  # shape-only functions give a stand-in of the resulting shape
             return _relabel(func(*[_plain(a) for a in args], **kwargs))
-        raise StandInRead(_READ_ERROR)
+        raise _read_error(next((a for a in args if isinstance(a, _Logical)), self))
 
     def _refuse(self, *args, **kwargs):
-        raise StandInRead(_READ_ERROR)
+        raise _read_error(self)
 
     _src = None  # (physical tensor, levels) of the batched tensor whose _data this is
 

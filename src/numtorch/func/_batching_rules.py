@@ -341,8 +341,27 @@ def embedding(cls, args, kwargs, levels):
     return wrap(cls.apply(w, **kw), levels)
 
 
+def searchsorted(cls, args, kwargs, levels):
+    """``searchsorted(seq, values)``: a per-sample 1-D ``seq`` becomes one row per sample (the values of
+    each sample flattened into its row); an N-D ``seq`` already searches row by row."""
+    seq, v = args
+    n, shape = len(levels), batch_shape(levels)
+    kw = dict(kwargs)
+    sp = align(seq, levels)
+    if kw.get("sorter") is not None:
+        kw["sorter"] = align(kw["sorter"], levels)
+    if not isinstance(v, Tensor):
+        v = seq.new_tensor(v)
+    vp = align(v, levels)
+    if seq._data.ndim <= 1:
+        vlog = vp.shape[n:]
+        r = cls.apply(sp, vp.reshape(shape + (-1,)), **kw)
+        return wrap(r.reshape(shape + tuple(vlog)), levels)
+    return wrap(cls.apply(sp, vp, **kw), levels)
+
+
 # losses.py is at the 800-line limit, so its class gets its rule name here
 CrossEntropyLossBackward0._vmap = "cross_entropy"
 RULES.update(cross_entropy=cross_entropy, embedding=embedding, basic_index=basic_index, elementwise=elementwise,
              axis=axis, dims=dims, permute=permute, t=t, view=view, free=free,
-             matmul=matmul, linear=linear, conv=conv, fold=fold)
+             matmul=matmul, linear=linear, conv=conv, fold=fold, searchsorted=searchsorted)
