@@ -82,9 +82,16 @@ def remove_weight_norm(module, name: str = "weight"):
 
     Raises ValueError when ``module`` has no weight norm on ``<name>``.
     """
+    return _remove_hook(module, WeightNorm, name, "weight_norm")
+
+
+def _remove_hook(module, hook_cls, name: str, what: str):
+    """Undo the ``hook_cls`` forward pre-hook on ``<name>`` (weight norm, spectral norm) and drop it.
+
+    Raises ValueError when ``module`` has no such hook on ``<name>``."""
     for k, hook in module._forward_pre_hooks.items():
-        if isinstance(hook, WeightNorm) and hook.name == name:
+        if isinstance(hook, hook_cls) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[k]
             return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    raise ValueError(f"{what} of '{name}' not found in {module}")
