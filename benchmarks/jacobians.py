@@ -9,12 +9,11 @@ framework runs in its own process, one thread; the processes alternate (numtorch
     python benchmarks/jacobians.py [--reps 7] [--rounds 3]
 """
 import json
-import os
-import subprocess
 import sys
-import time
 
 import numpy as np
+
+from per_sample_grads import _time, run_worker  # the timing loop and the one-thread worker process
 
 D = 64
 B = 16
@@ -30,16 +29,6 @@ def _data():
 def _mlp(lib, params):
     w1, b1, w2, b2 = (lib.tensor(p) for p in params)
     return lambda x: lib.tanh(w2 @ lib.tanh(w1 @ x + b1) + b2)
-
-
-def _time(fn, reps):
-    fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts)) * 1e3
 
 
 def worker(which, reps):
@@ -64,13 +53,10 @@ def main():
     if "--worker" in sys.argv:
         print(json.dumps(worker(sys.argv[sys.argv.index("--worker") + 1], reps)))
         return
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     runs = {}
     for _ in range(rounds):
         for which in ("numtorch", "loop", "torch"):
-            out = subprocess.run([sys.executable, __file__, "--worker", which, "--reps", str(reps)], env=env,
-                                 capture_output=True, text=True, check=True).stdout
-            for k, v in json.loads(out.strip().splitlines()[-1]).items():
+            for k, v in run_worker(__file__, which, reps).items():
                 runs.setdefault(k, []).append(v)
     res = {k: float(np.median(v)) for k, v in runs.items()}
     for k, v in res.items():

@@ -83,17 +83,22 @@ def worker(which, reps):
     return {"numtorch_vmap": _time(lambda: f(ps, xt, yt), reps), "numtorch_loop": _time(loop, max(2, reps // 3))}
 
 
+def run_worker(script, which, reps):
+    """``script --worker which`` in a fresh one-thread process; its timings (the JSON it prints last)."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    out = subprocess.run([sys.executable, script, "--worker", which, "--reps", str(reps)], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def main():
     reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 7
     if "--worker" in sys.argv:
         print(json.dumps(worker(sys.argv[sys.argv.index("--worker") + 1], reps)))
         return
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     res = {}
     for which in ("numtorch", "torch"):
-        out = subprocess.run([sys.executable, __file__, "--worker", which, "--reps", str(reps)], env=env,
-                             capture_output=True, text=True, check=True).stdout
-        res.update(json.loads(out.strip().splitlines()[-1]))
+        res.update(run_worker(__file__, which, reps))
     for k, v in res.items():
         print(f"{k:15s} {v:9.2f} ms")
     print(f"loop / numtorch vmap : {res['numtorch_loop'] / res['numtorch_vmap']:.2f}x (target >= 5)")
