@@ -123,6 +123,7 @@ from . import _C, compiler, hub, library  # noqa: E402  (torch._C odds and ends,
 from .library import ops  # noqa: E402  (torch.ops: Python custom ops; compiled libraries cannot load)
 from ._memory_format import *  # noqa: F401,F403,E402  (torch.channels_last ...)
 from ._checks import *  # noqa: F401,F403,E402  (torch._assert, torch._check*)
+from ._torch_functions import *  # noqa: F401,F403,E402  (torch.relu_, torch.max_pool2d, torch.vmap, ... other names)
 _LAZY_SUBMODULES = ("distributions", "special", "fft", "profiler")  # imported on first use: keeps imports light
 _LAZY_SUBMODULES += ("signal", "masked")  # torch.signal.windows, torch.masked (issue #16)
 

@@ -364,6 +364,34 @@ class Tensor:
     def __setstate__(self, state):
         pass
 
+    # ---- small predicates of PyTorch's surface (issue #16); torch.is_signed & co. are these methods ----
+    is_xla = is_ipu = is_vulkan = is_mtia = is_maia = is_nested = is_cuda  # other backends: False
+
+    def is_signed(self) -> bool:
+        """Whether the dtype is signed: False for uint8 and bool (``Tensor.is_signed``)."""
+        return self.dtype.is_signed
+
+    def is_neg(self) -> bool:
+        """False: numtorch negates eagerly, it has no lazy negation bit (``Tensor.is_neg``)."""
+        return False
+
+    def is_nonzero(self) -> bool:
+        """``bool(self)`` of a one-element tensor; RuntimeError otherwise (``Tensor.is_nonzero``)."""
+        return bool(self)
+
+    def is_same_size(self, other) -> bool:
+        return tuple(self._data.shape) == tuple(other._data.shape)
+
+    def get_device(self) -> int:
+        """The device index: -1 on the CPU (``Tensor.get_device``)."""
+        return -1
+
+    def dim_order(self, *, ambiguity_check=False) -> tuple:
+        """The dims from outermost to innermost in memory (``Tensor.dim_order``): ``(0, 1, 2, 3)`` for a
+        contiguous 4-D tensor, ``(0, 2, 3, 1)`` for channels-last."""
+        strides = self.stride()
+        return tuple(sorted(range(self._data.ndim), key=lambda d: -strides[d]))
+
 
 def _python_state(t):
     """The user's Python attributes of ``t`` (its ``__dict__``) for pickling and deepcopy, or None;

@@ -222,6 +222,13 @@ Tensor.__eq__ = _eq
 Tensor.__ne__ = _ne
 Tensor.__hash__ = object.__hash__  # identity hash in C (the engine hashes leaves in dicts); __eq__ would drop it
 
+# ---- PyTorch's other names of in-place methods (issue #16) -----------------------------------------
+Tensor.absolute_, Tensor.negative_, Tensor.fix_ = Tensor.abs_, Tensor.neg_, Tensor.trunc_
+Tensor.arccos_, Tensor.arcsin_, Tensor.arctan_, Tensor.arctan2_ = Tensor.acos_, Tensor.asin_, Tensor.atan_, Tensor.atan2_
+Tensor.greater_, Tensor.greater_equal_, Tensor.less_, Tensor.less_equal_, Tensor.not_equal_ = \
+    Tensor.gt_, Tensor.ge_, Tensor.lt_, Tensor.le_, Tensor.ne_
+_bind(_structured, "fill_diagonal_")
+
 # ---- random in-place samplers -------------------------------------------------------------------
 _bind(_sampling, "uniform_ normal_ bernoulli_ random_ exponential_ geometric_ log_normal_ cauchy_ "
                "multinomial=multinomial_method bernoulli=bernoulli_method")
@@ -229,6 +236,6 @@ _bind(_sampling, "uniform_ normal_ bernoulli_ random_ exponential_ geometric_ lo
 # ---- legacy types, pinning ----------------------------------------------------------------------
 from . import _tensor_types, _utils_api  # noqa: E402
 
-_bind(_tensor_types, "type=type_method")
+_bind(_tensor_types, "type=type_method new=new_method")
 _bind(_utils_api, "pin_memory is_pinned")
 

@@ -51,6 +51,12 @@ def _legacy_new(dtype, args, device):
     return tensor(data, dtype=dtype)
 
 
+def new_method(self: Tensor, *args, device=None) -> Tensor:
+    """``Tensor.new`` (legacy): ``x.new()`` empty, ``x.new(2, 3)`` uninitialised, ``x.new(data)`` from data,
+    each in ``x``'s dtype; the rules of the legacy constructors (``torch.FloatTensor(...)``)."""
+    return _legacy_new(self.dtype, args, device)
+
+
 class _TensorTypeMeta(type):
     """The metaclass (PyTorch's ``torch.tensortype``): call to construct, ``isinstance`` by dtype."""
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from ..autograd import function
-from ..autograd.forward_ad import inplace_tangent, zero_tangent
+from ..autograd.forward_ad import inplace_tangent, jvp_linear, zero_tangent
 from ..autograd.function import Op, rebase_view
 from ..autograd.grad_mode import _State, no_grad
 from ._cast import _can_cast, cast
@@ -188,11 +188,67 @@ def _filled(s, value):
     return _make(np.asarray(value, s._data.dtype))
 
 
+class ZeroBackward0(Op):
+    """``zero_`` recorded by autograd (when ``self`` requires grad): the zeros do not depend on the old
+    value, so its gradient is zero, and a view's base gets ``CopySlices`` through ``inplace``."""
+    jvp = jvp_linear
+
+    def forward(self, s):
+        return np.zeros_like(s)
+
+    def backward(self, g):
+        return g * 0
+
+
+class FillBackward2(Op):
+    """``fill_(number)`` recorded by autograd: zero gradient to the old value."""
+    def forward(self, s, value):
+        return np.full_like(s, value)
+
+    def backward(self, g):
+        return g * 0, None
+
+    def jvp(self, t, *_):
+        return ZeroBackward0.apply(t if t is not None else self.fw_inputs[0])
+
+
+class FillBackward3(Op):
+    """``fill_(0-d tensor)`` recorded by autograd: the value's gradient is the sum of the incoming one."""
+    def forward(self, s, value):
+        self.vdtype = value.dtype
+        return np.full_like(s, value)
+
+    def backward(self, g):
+        return g * 0, g.sum().astype(self.vdtype)
+
+    def jvp(self, t_s, t_v=None):
+        if t_v is None:
+            return ZeroBackward0.apply(t_s if t_s is not None else self.fw_inputs[0])
+        return FillBackward3.apply(ZeroBackward0.apply(self.fw_inputs[0]), t_v)
+
+
+def _fill_recorded(s, value):
+    if isinstance(value, Tensor):
+        return FillBackward3.apply(s, value)
+    return FillBackward2.apply(s, value)
+
+
+def _recorded(self, value=None) -> bool:
+    """Whether autograd must record this fill (self or the value requires grad, or the value carries a
+    forward-AD tangent): then it runs through
+    ``inplace``, which rebases ``self`` (and a view's base) onto the fill's node, as PyTorch does."""
+    if isinstance(value, Tensor) and _State.fw and "_fw" in value.__dict__:  # forward AD: a dual value's tangent
+        return True
+    return _State.enabled and (self._rg or (isinstance(value, Tensor) and value._rg))
+
+
 def zero_(self: Tensor) -> Tensor:
     if _State.captured:  # inside a grad transform (func/_captures.py)
         check_captured(self, "aten::zero_")
     if _State.vmap:  # inside vmap: the in-place hook writes every sample of a batched tensor
         return inplace(self, _filled, 0)
+    if _recorded(self):
+        return inplace(self, ZeroBackward0.apply)
     check_inplace(self)
     self._data[...] = 0
     bump(self)
@@ -209,6 +265,10 @@ def fill_(self: Tensor, value) -> Tensor:
         check_captured(self, "aten::fill_." + ("Tensor" if isinstance(value, Tensor) else "Scalar"))
     if _State.vmap:  # inside vmap: every sample of a batched tensor; a batched 0-d value gives one per sample
         return inplace(self, _filled, value)
+    if _recorded(self, value):
+        if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
+            value = cast(value, self.dtype)
+        return inplace(self, _fill_recorded, value)
     check_inplace(self)
     if isinstance(value, Tensor):
         value = value.item()

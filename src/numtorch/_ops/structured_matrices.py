@@ -1,6 +1,6 @@
 """Matrices built with a fixed structure from their inputs: the block-diagonal matrix of several
 tensors (``block_diag``, an ``Op``), the Kronecker product (``kron``, an ``Op``) and the Vandermonde matrix of a vector (``vander``, a composite
-of differentiable ops).
+of differentiable ops); and ``Tensor.fill_diagonal_``, the main diagonal overwritten in place.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ._out import _out
 from .pointwise import cast
 from .rearrange import cat
 
-__all__ = ["block_diag", "kron", "vander"]
+__all__ = ["block_diag", "kron", "vander"]  # and Tensor.fill_diagonal_ (bound as a method only, as PyTorch)
 
 
 class BlockDiagBackward0(Op):
@@ -112,3 +112,24 @@ def kron(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     lower-rank operand with leading 1s; dtypes promote as in ``mul``."""
     a, b = _promote(input, other)
     return _out(KronBackward0.apply(a, b), out)
+
+
+def fill_diagonal_(self: Tensor, fill_value, wrap: bool = False) -> Tensor:
+    """``Tensor.fill_diagonal_``: write ``fill_value`` on the main diagonal, in place, through a strided view
+    of the diagonal (so autograd records ``CopySlices``, as PyTorch). 2-D tensors of any shape; more dims
+    must all have the same size. ``wrap=True`` on a matrix taller than wide restarts the diagonal every
+    ``cols + 1`` rows, as PyTorch (NumPy's ``fill_diagonal``). RuntimeError for fewer than 2 dims or unequal
+    sizes."""
+    shape, strides, offset = self.shape, self.stride(), self.storage_offset()
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    step, size = builtins.sum(strides), min(shape)
+    if wrap and len(shape) == 2 and shape[0] > shape[1] + 1:  # the restarts: every (cols + 1) rows
+        rows_per_block = shape[1] + 1
+        for start in range(rows_per_block, shape[0], rows_per_block):
+            n = min(shape[1], shape[0] - start)
+            self.as_strided((n,), (step,), offset + start * strides[0]).fill_(fill_value)
+    self.as_strided((size,), (step,), offset).fill_(fill_value)
+    return self
