@@ -94,3 +94,26 @@ def test_pad_double_backward_and_hvp(mode, pad):
         res.append((gg.numpy(), hv.numpy()))
     np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(res[1][1], res[0][1], rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("write", ["mul_row", "fill_column_of_t", "copy_offdiagonal"])
+def test_inplace_write_into_view_gives_the_base_a_tangent(write):
+    """A view of a tensor without a tangent, written in place with a dual value: the base gets a zero
+    tangent with the written part (PyTorch); before, the tangent was silently lost."""
+    import torch
+
+    def run(lib):
+        fwad = lib.autograd.forward_ad
+        x = lib.arange(9.0, dtype=lib.float64).reshape(3, 3)
+        with fwad.dual_level():
+            d = fwad.make_dual(lib.tensor(0.7, dtype=lib.float64), lib.tensor(1.5, dtype=lib.float64))
+            y = x * x
+            if write == "mul_row":
+                y[1].mul_(d)
+            elif write == "fill_column_of_t":
+                y.t()[1].fill_(d)
+            else:
+                y[:, 1:].diagonal().copy_(d * lib.ones(2, dtype=lib.float64))
+            return fwad.unpack_dual(y).tangent.tolist(), y.tolist()
+
+    assert run(numtorch) == run(torch)

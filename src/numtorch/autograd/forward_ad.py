@@ -480,12 +480,31 @@ def inplace_tangent(self, res):
     fw = {}
     for lv, t in new.items():
         prev = old.get(lv)
+        if prev is None and self._base is not None:  # a view written with a tangent: its base gets one too
+            prev = _tangent_view_of_base(self, lv)
         if prev is not None and prev._base is not None and prev.shape == t.shape and not t._rg:
             prev._data[...] = t._data
             prev._vc[0] += 1
             t = prev
         fw[lv] = t
     self._fw = fw
+
+
+def _tangent_view_of_base(view, lv):
+    """When a view whose base has no tangent at ``lv`` is written with one, PyTorch gives the base a zero
+    tangent and the view that tangent's matching view, so the write reaches the base's tangent. Returns
+    the view's tangent (a view of the base's new tangent), or None where the base's memory is not one
+    contiguous block (the view's place in it cannot be replayed)."""
+    base = view._base
+    if _live(base).get(lv) is not None or not (base._data.flags.c_contiguous or base._data.flags.f_contiguous):
+        return None
+    bt = _make(_np.zeros_like(base._data))
+    offset = view._data.__array_interface__["data"][0] - base._data.__array_interface__["data"][0]
+    arr = _np.ndarray(view._data.shape, view._data.dtype, buffer=bt._data, offset=offset, strides=view._data.strides)
+    tv = _make(arr)
+    tv._base, tv._vc = bt, bt._vc
+    base._fw = {**_live(base), lv: bt}
+    return tv
 
 
 def zero_tangent(self):
