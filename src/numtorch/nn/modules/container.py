@@ -12,12 +12,13 @@ import operator
 from collections import OrderedDict
 from collections import abc as container_abcs
 from itertools import chain, islice
+import warnings
 
 from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _typename
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _addindent(s, num_spaces):
@@ -530,3 +531,15 @@ class ParameterDict(Module):
     def __ior__(self, other):
         self.update(other)
         return self
+
+
+class Container(Module):
+    """Deprecated (``torch.nn.Container``): a Module whose keyword arguments become its submodules; warns
+    FutureWarning, as PyTorch."""
+
+    def __init__(self, **kwargs) -> None:
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)

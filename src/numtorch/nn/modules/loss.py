@@ -16,7 +16,7 @@ from .distance import PairwiseDistance
 from .linear import Linear
 from .module import Module
 
-__all__ = ["L1Loss", "NLLLoss", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "MSELoss", "BCELoss",
+__all__ = ["NLLLoss2d", "L1Loss", "NLLLoss", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "MSELoss", "BCELoss",
            "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss",
            "CosineEmbeddingLoss", "MarginRankingLoss", "TripletMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
            "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss", "LinearCrossEntropyLoss"]
@@ -390,3 +390,14 @@ class LinearCrossEntropyLoss(_WeightedLoss):
         return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
                 f"out_features={self.out_features}, bias={self.linear.bias is not None}, reduction={self.reduction}, "
                 f"ignore_index={self.ignore_index}, label_smoothing={self.label_smoothing}, options={self.options}")
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated alias of ``NLLLoss`` (``torch.nn.NLLLoss2d``); constructing one warns FutureWarning, as PyTorch."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean") -> None:
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
+                      "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.", FutureWarning,
+                      stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)

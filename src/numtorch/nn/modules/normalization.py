@@ -1,5 +1,5 @@
 """Per-sample normalization layers (mirrors ``torch/nn/modules/normalization.py``): LayerNorm, GroupNorm, RMSNorm,
-LocalResponseNorm.
+LocalResponseNorm, and the legacy CrossMapLRN2d.
 
 Unlike BatchNorm these normalize each sample on its own, so they behave the same in train and
 eval mode and keep no running statistics.
@@ -12,9 +12,10 @@ from ..._ops.creation import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from . import _cross_map_lrn
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d"]
 
 
 def _register_affine(module, shape, affine, bias, factory_kwargs):
@@ -144,6 +145,22 @@ class LocalResponseNorm(Module):
 
     def forward(self, input):
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(Module):
+    """The legacy cross-channel LRN of Lua Torch (``torch.nn.CrossMapLRN2d``): ``(N, C, H, W)`` input only
+    (ValueError otherwise); its channel window and gradient are the legacy ones (``_cross_map_lrn.py``),
+    not ``LocalResponseNorm``'s. Args: ``size``, ``alpha=1e-4``, ``beta=0.75``, ``k=1``."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return _cross_map_lrn.CrossMapLRN2d.apply(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
