@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
+from .._tensor_sparse import SparseCOO
 from ..autograd.forward_ad import jvp_linear, jvp_multilinear
 from ..autograd.function import Op, save_indices
 from ..autograd.grad_mode import _State
@@ -42,13 +43,24 @@ class _Binary(Op):
     _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     def forward(self, a, b):
-        self.sa = a.shape if type(a) is np.ndarray else ()
-        self.sb = b.shape if type(b) is np.ndarray else ()
+        self.sa = a.shape if type(a) is np.ndarray else _operand_shape(self, a, b)
+        self.sb = b.shape if type(b) is np.ndarray else getattr(b, "shape", ())
         try:
             return self._f(a, b)
         except ValueError:
             _bshape(a, b)
             raise
+
+
+def _operand_shape(node, a, b):
+    """The shape of a left operand that is not an ndarray: () for a number, its shape for a sparse tensor's
+    payload, which PyTorch adds to or subtracts from another sparse tensor but not from a dense one."""
+    if type(a) is not SparseCOO:
+        return ()
+    if type(b) is np.ndarray and isinstance(node, (AddBackward0, SubBackward0)):
+        name = "add" if isinstance(node, AddBackward0) else "sub"
+        raise RuntimeError(f"{name}(sparse, dense) is not supported. Use {name}(dense, sparse) instead.")
+    return a.shape
 
 
 class AddBackward0(_Binary):
