@@ -46,6 +46,34 @@ def unsupported(what) -> SparseUnsupported:
                              f"no sparse COO kernel for it (see docs/sparse.md for what sparse tensors support)")
 
 
+def _merge(a: "SparseCOO", b: "SparseCOO") -> "SparseCOO":
+    """``a + b`` as PyTorch's sparse add computes it: one walk over both entry lists in their stored order
+    that emits the smaller position first and one summed entry where the two current positions are equal.
+    For coalesced operands that is the sorted union; otherwise entries may repeat (the sum is uncoalesced)."""
+    dt = np.result_type(a.values, b.values)
+    if a.coalesced and b.coalesced:
+        both = SparseCOO(np.concatenate([a.indices, b.indices], 1),
+                         np.concatenate([a.values.astype(dt), b.values.astype(dt)]), a.shape)
+        return both.coalesce()
+    ka, kb = a.linear().tolist(), b.linear().tolist()
+    ia, ib = [], []  # per output entry: the entry of a and of b it sums (-1: none)
+    i = j = 0
+    while i < len(ka) and j < len(kb):
+        take_a, take_b = ka[i] <= kb[j], kb[j] <= ka[i]
+        ia.append(i if take_a else -1)
+        ib.append(j if take_b else -1)
+        i, j = i + take_a, j + take_b
+    ia += list(range(i, len(ka))) + [-1] * (len(kb) - j)
+    ib += [-1] * (len(ka) - i) + list(range(j, len(kb)))
+    ia, ib = np.array(ia, np.int64), np.array(ib, np.int64)
+    has_a, has_b = ia >= 0, ib >= 0
+    values = np.zeros((ia.size,) + a.values.shape[1:], dt)
+    values[has_a] += a.values[ia[has_a]]
+    values[has_b] += b.values[ib[has_b]]
+    idx = np.where(has_a, a.indices[:, np.maximum(ia, 0)], b.indices[:, np.maximum(ib, 0)])
+    return SparseCOO(idx.reshape(a.sparse_dim, -1), values, a.shape)
+
+
 class SparseCOO:
     """The ``_data`` of a sparse COO tensor: ``indices`` (int64 ``(sparse_dim, nnz)``), ``values``
     (``(nnz, *dense_shape)``), ``shape`` (a tuple: sparse dims, then dense dims) and ``coalesced``."""
@@ -54,7 +82,8 @@ class SparseCOO:
 
     def __init__(self, indices: np.ndarray, values: np.ndarray, shape, coalesced: bool = False):
         self.indices, self.values = indices, values
-        self.shape, self.coalesced = tuple(int(s) for s in shape), bool(coalesced)
+        self.shape = tuple(int(s) for s in shape)
+        self.coalesced = bool(coalesced) or indices.shape[1] < 2  # no two entries: nothing to sort or sum
 
     # ---- what Tensor reads from any _data
     @property
@@ -116,7 +145,10 @@ class SparseCOO:
 
     def to_dense(self) -> np.ndarray:
         out = np.zeros(self.shape, self.values.dtype)
-        np.add.at(out, tuple(self.indices), self.values)
+        if self.sparse_dim == 0:  # every entry is the whole (dense) tensor
+            out[...] = self.values.sum(axis=0)
+        else:
+            np.add.at(out, tuple(self.indices), self.values)
         return out
 
     def gather(self, indices: np.ndarray) -> np.ndarray:
@@ -140,13 +172,7 @@ class SparseCOO:
                 raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
                                    f"{list(self.shape)} while other has size {list(other.shape)} (FYI: dense-"
                                    f"sparse addition does not currently support broadcasting)")
-            dt = np.result_type(self.values, other.values)
-            if other is self:  # PyTorch doubles the values in place of repeating every entry
-                return self.with_values(self.values * dt.type(2))
-            both = SparseCOO(np.concatenate([self.indices, other.indices], 1),
-                             np.concatenate([self.values.astype(dt), other.values.astype(dt)]), self.shape)
-            # two coalesced operands merge into a coalesced sum; otherwise the entries are concatenated
-            return both.coalesce() if self.coalesced and other.coalesced else both
+            return _merge(self, other)
         if isinstance(other, np.ndarray):
             out = np.array(np.broadcast_to(other, self.shape), np.result_type(other, self.values), copy=True)
             np.add.at(out, tuple(self.indices), self.values)

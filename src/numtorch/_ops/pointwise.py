@@ -57,9 +57,8 @@ def _operand_shape(node, a, b):
     payload, which PyTorch adds to or subtracts from another sparse tensor but not from a dense one."""
     if type(a) is not SparseCOO:
         return ()
-    if type(b) is np.ndarray and isinstance(node, (AddBackward0, SubBackward0)):
-        name = "add" if isinstance(node, AddBackward0) else "sub"
-        raise RuntimeError(f"{name}(sparse, dense) is not supported. Use {name}(dense, sparse) instead.")
+    if type(b) is np.ndarray and isinstance(node, (AddBackward0, SubBackward0)):  # sub words it as add too
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
     return a.shape
 
 
@@ -126,7 +125,7 @@ class MulByNumber(_Binary):
     jvp = jvp_linear  # linear in its one Tensor
 
     def _f(self, a, b):
-        self.saved = b if type(a) is np.ndarray else a
+        self.saved = b if type(a) is np.ndarray or type(a) is SparseCOO else a
         return a * b
 
     def backward(self, g):

@@ -8,9 +8,11 @@ dense ops that PyTorch also runs on sparse tensors (``+``, ``-``, ``*``/``/`` by
 ``t``, ``transpose``, ``mm``/``matmul``/``@``, ``sum()``) are the dense ops themselves: the payload
 implements the few ndarray methods their formulas use, so their nodes keep PyTorch's names.
 
-Gradients take PyTorch's layouts: sparse with the operand's pattern where PyTorch's formula masks
-them (``to_dense``, ``values``, ``torch.sparse.mm``, ``sparse.sum``), dense where PyTorch's are
-dense (``torch.mm``, ``dense + sparse``).
+Gradients take PyTorch's layouts: sparse with the operand's (coalesced) pattern where PyTorch's
+formula masks them (``to_dense``, ``values``, ``torch.sparse.mm``, ``sparse.sum``), dense where
+PyTorch's are dense (``torch.mm``, ``dense + sparse``). A sparse gradient means the dense tensor its
+entries sum to, so a masked gradient lists each position once, and reading it at a position
+(``SparseCOO.gather``) sums the entries there.
 """
 from __future__ import annotations
 
@@ -126,7 +128,7 @@ class ToDenseBackward0(Op):
     """sparse -> dense; the gradient is the incoming one read at the input's entries (sparse, its pattern)."""
 
     def forward(self, a):
-        self.pattern = a
+        self.pattern = a.coalesce()  # each position once: the gradient's entries must not repeat
         return a.to_dense()
 
     def backward(self, g):
@@ -279,12 +281,36 @@ class SparseAddmmBackward0(Op):
         if type(g) is SparseCOO:
             g = g.to_dense()
         gs = gd = None
-        if self._edges[0] is not None:
-            rows, cols = s.indices
-            gs = s.with_values(np.einsum("nk,nk->n", g[rows], d[cols].conj()))
+        if self._edges[0] is not None:  # each position once (coalesced): entries of a gradient add up
+            sc = s.coalesce()
+            rows, cols = sc.indices
+            gs = sc.with_values(np.einsum("nk,nk->n", g[rows], d[cols].conj()))
         if self._edges[1] is not None:
             gd = s.conj().T @ g
         return gs, gd
+
+
+class SparseSparseMatmulBackward0(Op):
+    """sparse ``(n, k)`` @ sparse ``(k, m)`` -> sparse (coalesced); each operand's gradient is the dense one
+    (``G @ B^H``, ``A^H @ G``) read at its own coalesced pattern."""
+
+    _saves = (0, 1)
+
+    def forward(self, a, b):
+        self.saved = (a, b)
+        return a @ b
+
+    def backward(self, g):
+        a, b = self.saved
+        g = g.to_dense() if type(g) is SparseCOO else g
+        ga = gb = None
+        if self._edges[0] is not None:
+            ac = a.coalesce()
+            ga = ac.with_values((b.conj() @ g.T).T[tuple(ac.indices)])
+        if self._edges[1] is not None:
+            bc = b.coalesce()
+            gb = bc.with_values((a.conj().T @ g)[tuple(bc.indices)])
+        return ga, gb
 
 
 def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
@@ -296,7 +322,7 @@ def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
     """
     if reduce != "sum":
         raise unsupported(f"aten::_sparse_mm_reduce_impl (reduce={reduce!r}) on a sparse COO tensor")
-    if not is_sparse(mat1) or is_sparse(mat2):
+    if not is_sparse(mat1):
         return mat1.mm(mat2)
     s, d = mat1._data, mat2._data
     if s.ndim != 2 or s.sparse_dim != 2:
@@ -308,7 +334,7 @@ def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
     if s.dtype != d.dtype:
         raise RuntimeError(f"expected scalar type {_dtype.from_np(s.dtype)._aten_name} but found "
                            f"{_dtype.from_np(d.dtype)._aten_name}")
-    return SparseAddmmBackward0.apply(mat1, mat2)
+    return (SparseSparseMatmulBackward0 if type(d) is SparseCOO else SparseAddmmBackward0).apply(mat1, mat2)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -319,6 +345,7 @@ class SparseSumBackward0(Op):
     dense one when every sparse dim is summed. The gradient is sparse with the input's pattern."""
 
     def forward(self, a, dims):
+        a = a.coalesce()  # the gradient's pattern: each position once
         self.pattern, sd = a, a.sparse_dim
         sp = [d for d in range(sd) if d not in dims]
         dn = tuple(d - sd + 1 for d in dims if d >= sd)

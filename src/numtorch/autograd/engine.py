@@ -346,7 +346,7 @@ def _accumulate(t, g, steal=False):
 
 def _accumulate_sparse(t, g):
     """PyTorch's AccumulateGrad where a sparse gradient meets: the first one becomes ``.grad`` as it is
-    (sparse COO); sparse + sparse adds in place into a coalesced ``.grad``; a dense gradient and a sparse
+    (sparse COO); sparse + sparse adds in place into ``.grad``; a dense gradient and a sparse
     one sum to a dense ``.grad`` (in place when the dense one is already ``.grad``)."""
     if g.dtype != t._data.dtype:
         g = g.astype(t._data.dtype)
@@ -354,7 +354,7 @@ def _accumulate_sparse(t, g):
     if gd is None:
         t._grad = _make(g.copy() if type(g) is SparseCOO else np.array(g, order="C", copy=True))
     elif type(gd._data) is SparseCOO and type(g) is SparseCOO and not gd._rg:
-        gd._data = (gd._data + g).coalesce()  # in place, coalesced, as PyTorch's sparse add_
+        gd._data = gd._data + g  # in place, as PyTorch's sparse add_
         gd._vc[0] += 1
     elif type(gd._data) is SparseCOO or gd._rg:
         t._grad = _make(gd._data + g)
