@@ -351,3 +351,68 @@ def test_sparse_adam_errors_match_torch():
         p.sum().backward()
         with pytest.raises(RuntimeError, match="SparseAdam does not support dense gradients"):
             opt.step()
+
+
+# ---------------------------------------------------------------------------------------------- odds and ends
+MORE = {
+    "clone": lambda L, s: s.clone(),
+    "detach": lambda L, s: s.detach(),
+    "zero_": lambda L, s: s.clone().zero_(),
+    "mul_dense": lambda L, s: s * L.arange(9.).view(3, 3),
+    "sparse_mask": lambda L, s: L.arange(9.).view(3, 3).sparse_mask(s),
+    "sparse_mask_coalesced": lambda L, s: L.arange(9.).view(3, 3).sparse_mask(s.coalesce()),
+    "to_sparse_coo": lambda L, s: L.arange(4.).view(2, 2).to_sparse_coo(),
+    "float": lambda L, s: s.long().float(),
+}
+
+
+@pytest.mark.parametrize("name", list(MORE))
+def test_more_ops_match_torch(name):
+    t = MORE[name](torch, torch.sparse_coo_tensor(IDX, V5, (3, 3)))
+    n = MORE[name](nt, nt.sparse_coo_tensor(IDX, V5, (3, 3)))
+    same(n, t)
+    assert n.is_contiguous() == t.is_contiguous()
+
+
+def test_zero_grad_keeps_a_sparse_grad_empty():
+    for L in (torch, nt):
+        emb = L.nn.Embedding(4, 2, sparse=True)
+        opt = L.optim.SGD(emb.parameters(), lr=0.1)
+        emb(L.tensor([1, 2])).sum().backward()
+        opt.zero_grad(set_to_none=False)
+        assert emb.weight.grad.is_sparse and emb.weight.grad._nnz() == 0
+
+
+def test_pickle_and_deepcopy_keep_sparse_tensors():
+    import copy
+    import pickle
+    s = nt.sparse_coo_tensor(IDX, V5, (3, 3))
+    for c in (pickle.loads(pickle.dumps(s)), copy.deepcopy(s)):
+        assert c.is_sparse and c._values() is not s._values()
+        np.testing.assert_array_equal(c.to_dense().numpy(), s.to_dense().numpy())
+
+
+def test_save_load_both_ways(tmp_path):
+    """torch.save of sparse COO tensors loads in numtorch and back (torch._utils._rebuild_sparse_tensor)."""
+    ts = {"u": torch.sparse_coo_tensor(IDX, V5, (3, 3)), "c": torch.sparse_coo_tensor(IDX, V5, (3, 3)).coalesce(),
+          "h": torch.sparse_coo_tensor(IDX, torch.ones(5, 2, dtype=torch.float64), (3, 3, 2))}
+    torch.save(ts, tmp_path / "t.pt")
+    loaded = nt.load(tmp_path / "t.pt")
+    for k in ts:
+        same(loaded[k], ts[k])
+    nt.save(loaded, tmp_path / "n.pt")
+    back = torch.load(tmp_path / "n.pt")
+    for k in ts:
+        assert back[k].is_coalesced() == ts[k].is_coalesced()
+        assert torch.equal(back[k]._indices(), ts[k]._indices()) and torch.equal(back[k]._values(), ts[k]._values())
+
+
+@pytest.mark.parametrize("bad,message", [
+    (lambda: torch.sparse_coo_tensor([[0, 5]], [1., 2.], (3,)), "size is inconsistent with indices"),
+    (lambda: torch.sparse_coo_tensor([[2, 0]], [1., 2.], (3,), is_coalesced=True), "marked coalesced"),
+])
+def test_load_refuses_damaged_sparse_tensors(tmp_path, bad, message):
+    torch.save(bad(), tmp_path / "bad.pt")
+    import pickle
+    with pytest.raises(pickle.UnpicklingError, match=message):
+        nt.load(tmp_path / "bad.pt")

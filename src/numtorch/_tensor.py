@@ -383,7 +383,7 @@ def _python_state(t):
 
 
 def _rebuild_tensor(data, requires_grad, state=None, cls=None):
-    t = _make(np.array(data, copy=True), requires_grad, cls or Tensor)
+    t = _make(data.copy() if type(data) is SparseCOO else np.array(data, copy=True), requires_grad, cls or Tensor)
     if state:
         t.__dict__.update(state)
     return t

@@ -74,11 +74,18 @@ def _merge(a: "SparseCOO", b: "SparseCOO") -> "SparseCOO":
     return SparseCOO(idx.reshape(a.sparse_dim, -1), values, a.shape)
 
 
+class _Flags:
+    """What ``ndarray.flags`` answers for a sparse payload: writable (in-place ops check it), never contiguous
+    (PyTorch's ``is_contiguous()`` of a sparse tensor is False)."""
+    writeable, c_contiguous, f_contiguous = True, False, False
+
+
 class SparseCOO:
     """The ``_data`` of a sparse COO tensor: ``indices`` (int64 ``(sparse_dim, nnz)``), ``values``
     (``(nnz, *dense_shape)``), ``shape`` (a tuple: sparse dims, then dense dims) and ``coalesced``."""
 
     __slots__ = ("indices", "values", "shape", "coalesced")
+    flags = _Flags()
 
     def __init__(self, indices: np.ndarray, values: np.ndarray, shape, coalesced: bool = False):
         self.indices, self.values = indices, values
@@ -196,6 +203,15 @@ class SparseCOO:
         raise unsupported("aten::mul.Tensor with a sparse and a non-scalar operand")
 
     def __mul__(self, other):
+        """By a number; by a dense array of the same shape (this pattern); by a sparse one (the coalesced
+        patterns' intersection)."""
+        if isinstance(other, SparseCOO):
+            a, b = self.coalesce(), other.coalesce()
+            ka, kb = a.linear(), b.linear()
+            both, ia, ib = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
+            return SparseCOO(a.indices[:, ia], a.values[ia] * b.values[ib], self.shape, True)
+        if isinstance(other, np.ndarray) and other.ndim and other.shape == self.shape:
+            return self.with_values(self.values * other[tuple(self.indices)])
         return self.with_values(self.values * self._scalar(other))
 
     __rmul__ = __mul__
@@ -267,6 +283,22 @@ class SparseCOO:
 
     def __array__(self, dtype=None, copy=None):
         raise unsupported("a dense view")
+
+    def __getitem__(self, key):
+        raise unsupported("aten::index (indexing a sparse tensor)")
+
+    def fill(self, value):
+        """Only ``fill(0)`` (``zero_``, ``zero_grad(set_to_none=False)``): PyTorch's zero_ of a sparse tensor
+        leaves it with no entries."""
+        if np.any(value != 0):
+            raise unsupported("aten::fill_ (a sparse tensor filled with a non-zero value)")
+        self.indices, self.values = self.indices[:, :0], self.values[:0]
+        self.coalesced = True
+
+    def __setitem__(self, key, value):
+        if key is not Ellipsis:
+            raise unsupported("aten::index_put_ (writing into a sparse tensor)")
+        self.fill(value)
 
     def __getattr__(self, name):
         raise unsupported(name)

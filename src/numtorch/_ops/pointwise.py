@@ -43,8 +43,8 @@ class _Binary(Op):
     _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     def forward(self, a, b):
-        self.sa = a.shape if type(a) is np.ndarray else _operand_shape(self, a, b)
-        self.sb = b.shape if type(b) is np.ndarray else getattr(b, "shape", ())
+        self.sa = a.shape if type(a) is np.ndarray else () if type(a) is not SparseCOO else _sparse_shape(self, a, b)
+        self.sb = b.shape if type(b) is np.ndarray else () if type(b) is not SparseCOO else b.shape
         try:
             return self._f(a, b)
         except ValueError:
@@ -52,11 +52,9 @@ class _Binary(Op):
             raise
 
 
-def _operand_shape(node, a, b):
-    """The shape of a left operand that is not an ndarray: () for a number, its shape for a sparse tensor's
-    payload, which PyTorch adds to or subtracts from another sparse tensor but not from a dense one."""
-    if type(a) is not SparseCOO:
-        return ()
+def _sparse_shape(node, a, b):
+    """The shape of a sparse tensor's payload as left operand: PyTorch adds to or subtracts from it another
+    sparse tensor, not a dense one."""
     if type(b) is np.ndarray and isinstance(node, (AddBackward0, SubBackward0)):  # sub words it as add too
         raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
     return a.shape

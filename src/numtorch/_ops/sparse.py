@@ -190,6 +190,28 @@ def to_sparse(input: Tensor, sparse_dim=None, *, layout=None, blocksize=None, de
     return ToSparseBackward0.apply(input, sparse_dim=sparse_dim)
 
 
+class SparseMaskBackward0(Op):
+    """dense -> sparse: the input read at the mask's pattern; the gradient is made dense."""
+
+    def forward(self, a, pattern):
+        return pattern.with_values(a[tuple(pattern.indices)])
+
+    def backward(self, g):
+        return g.to_dense() if type(g) is SparseCOO else g
+
+
+def sparse_mask(input: Tensor, mask: Tensor) -> Tensor:
+    """``input`` (dense) read at the entries of the sparse ``mask`` (``Tensor.sparse_mask``): a
+    sparse tensor with the mask's pattern. RuntimeError for a dense mask or unequal shapes."""
+    p = _need_sparse(mask, "sparse_mask")
+    if tuple(input.shape) != p.shape:
+        raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(input.shape)} but "
+                           f"mask has size {list(p.shape)}")
+    if is_sparse(input):
+        raise unsupported("aten::sparse_mask of a sparse tensor")
+    return SparseMaskBackward0.apply(input, pattern=p)
+
+
 # ------------------------------------------------------------------------------------------------
 # structure: coalesce, indices, values, dims
 # ------------------------------------------------------------------------------------------------
