@@ -416,3 +416,37 @@ def test_load_refuses_damaged_sparse_tensors(tmp_path, bad, message):
     import pickle
     with pytest.raises(pickle.UnpicklingError, match=message):
         nt.load(tmp_path / "bad.pt")
+
+
+@pytest.mark.parametrize("name,opts", [
+    ("SGD", dict(lr=0.1)), ("SGD", dict(lr=0.1, momentum=0.9)), ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True)),
+    ("SGD", dict(lr=0.1, momentum=0.5, dampening=0.3, maximize=True)), ("Adagrad", dict(lr=0.1)),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.1, initial_accumulator_value=0.2, maximize=True)),
+])
+def test_optimizers_with_sparse_gradients_match_torch(name, opts):
+    torch.manual_seed(0)
+    te = torch.nn.Embedding(8, 3, sparse=True)
+    ne = nt.nn.Embedding(8, 3, sparse=True)
+    ne.weight.data = nt.tensor(te.weight.detach().numpy().copy())
+    topt, nopt = getattr(torch.optim, name)(te.parameters(), **opts), getattr(nt.optim, name)(ne.parameters(), **opts)
+    for step in range(4):
+        idx = np.random.RandomState(step).randint(0, 8, (5,))
+        for L, emb, opt in ((torch, te, topt), (nt, ne, nopt)):
+            opt.zero_grad()
+            emb(L.tensor(idx)).pow(2).sum().backward()
+            opt.step()
+        same(ne.weight, te.weight, 1e-6)
+
+
+@pytest.mark.parametrize("name,opts", [("Adam", {}), ("AdamW", {}), ("RMSprop", {}), ("NAdam", {}),
+                                       ("SGD", dict(weight_decay=0.1)), ("Adagrad", dict(weight_decay=0.1))])
+def test_optimizers_refuse_sparse_gradients_as_torch(name, opts):
+    msgs = []
+    for L in (torch, nt):
+        emb = L.nn.Embedding(4, 2, sparse=True)
+        opt = getattr(L.optim, name)(emb.parameters(), lr=0.1, **opts)
+        emb(L.tensor([1])).sum().backward()
+        with pytest.raises(RuntimeError) as info:
+            opt.step()
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]
