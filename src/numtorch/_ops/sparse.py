@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from .._device import check as _check_device
 from .._tensor import Tensor, _make
 from .._tensor_sparse import SparseCOO, sparse_coo, strided, unsupported
 from ..autograd.function import Op
@@ -88,6 +89,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     unequal nnz, a ``size`` that does not fit, and indices out of range (always checked in numtorch, as
     with ``check_invariants=True``); RuntimeError for ``requires_grad`` on non-float values.
     """
+    if device is not None:
+        _check_device(device)
     idx = _index_array(indices)
     if isinstance(values, Tensor):
         vt = values if dtype is None else cast(values, dtype)
