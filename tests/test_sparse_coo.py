@@ -137,11 +137,14 @@ def test_bad_input_raises_like_torch(i):
 
 
 def test_out_of_range_indices_always_checked():
-    """PyTorch builds a broken tensor without check_invariants; numtorch refuses rather than give wrong sums."""
+    """PyTorch builds a broken tensor without check_invariants (or trusts is_coalesced=True); numtorch refuses
+    rather than give wrong results."""
     with pytest.raises(RuntimeError, match="size is inconsistent with indices"):
         nt.sparse_coo_tensor(IDX, V5, (3, 2))
     with pytest.raises(RuntimeError, match="found negative index"):
         nt.sparse_coo_tensor([[0, -1], [0, 0]], [1., 2.], (3, 3))
+    with pytest.raises(RuntimeError, match="is_coalesced=True, but the indices are not sorted and unique"):
+        nt.sparse_coo_tensor(IDX, V5, (3, 3), is_coalesced=True)
 
 
 # ---------------------------------------------------------------------------------------------- ops
@@ -409,7 +412,7 @@ def test_save_load_both_ways(tmp_path):
 
 @pytest.mark.parametrize("bad,message", [
     (lambda: torch.sparse_coo_tensor([[0, 5]], [1., 2.], (3,)), "size is inconsistent with indices"),
-    (lambda: torch.sparse_coo_tensor([[2, 0]], [1., 2.], (3,), is_coalesced=True), "marked coalesced"),
+    (lambda: torch.sparse_coo_tensor([[2, 0]], [1., 2.], (3,), is_coalesced=True), "indices are not sorted"),
 ])
 def test_load_refuses_damaged_sparse_tensors(tmp_path, bad, message):
     torch.save(bad(), tmp_path / "bad.pt")

@@ -111,8 +111,8 @@ def _get_layout(name):
 
 def _rebuild_sparse_tensor(layout, data):
     """``torch._utils._rebuild_sparse_tensor`` for the sparse COO layout: ``data`` is ``(indices, values, size)``
-    or ``(indices, values, size, is_coalesced)``. The invariants are always checked (indices inside ``size``,
-    one nnz), and a tensor the file calls coalesced must be (sorted, no repeats); other layouts are refused."""
+    or ``(indices, values, size, is_coalesced)``. ``sparse_coo_tensor`` checks the invariants (indices inside
+    ``size``, one nnz, a tensor called coalesced sorted without repeats); other layouts are refused."""
     if layout is not _sparse_coo:
         raise pickle.UnpicklingError(f"_rebuild_sparse_tensor: numtorch loads only the sparse COO layout, not {layout}")
     if not isinstance(data, tuple) or len(data) not in (3, 4):
@@ -128,10 +128,6 @@ def _rebuild_sparse_tensor(layout, data):
         t = _sparse_coo_tensor(indices, values, size, is_coalesced=coalesced)
     except RuntimeError as e:
         raise pickle.UnpicklingError(f"_rebuild_sparse_tensor: a damaged sparse tensor: {e}") from None
-    p = t._data
-    if coalesced and np.any(np.diff(p.linear()) <= 0):
-        raise pickle.UnpicklingError("_rebuild_sparse_tensor: a damaged sparse tensor: it is marked coalesced but "
-                                     "its indices are not sorted and unique")
     return t
 
 

@@ -86,8 +86,9 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     ``(nnz, *dense_shape)`` (a Tensor keeps its graph: the result's gradient flows back to it); ``size``:
     the full shape, inferred as ``max(indices) + 1`` per sparse dim when None. Duplicate indices are allowed
     (the tensor is then uncoalesced; their values add up). RuntimeError for indices that are not 2-D,
-    unequal nnz, a ``size`` that does not fit, and indices out of range (always checked in numtorch, as
-    with ``check_invariants=True``); RuntimeError for ``requires_grad`` on non-float values.
+    unequal nnz, a ``size`` that does not fit, indices out of range (always checked in numtorch, as with
+    ``check_invariants=True``) and ``is_coalesced=True`` for indices that are not sorted and unique (PyTorch
+    trusts the flag); RuntimeError for ``requires_grad`` on non-float values.
     """
     if device is not None:
         _check_device(device)
@@ -97,6 +98,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     else:
         vt = tensor(values, dtype=dtype)
     vals = vt._data
+    if type(vals) is SparseCOO:
+        raise RuntimeError("sparse_coo_tensor(): values must be a strided (dense) tensor")
     nnz_v = vals.shape[0] if vals.ndim else 1
     if idx.shape[1] != nnz_v:
         raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: {idx.shape[1]}, "
@@ -115,6 +118,9 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
         if shape[sd:] != dense:
             raise RuntimeError(f"values has incorrect size, expected {[nnz_v, *shape[sd:]]}, got {list(vals.shape)}")
     _check_indices(idx, shape)
+    if is_coalesced and idx.shape[1] > 1 and np.any(np.diff(SparseCOO(idx, vals, shape).linear()) <= 0):
+        raise RuntimeError("sparse_coo_tensor(): is_coalesced=True, but the indices are not sorted and unique "
+                           "(numtorch trusts the flag only when it holds: coalesce() would return a wrong tensor)")
     if requires_grad and vals.dtype.kind not in "fcV":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     out = SparseCooTensorWithDimsAndTensorsBackward0.apply(vt, indices=idx, shape=shape,
