@@ -58,6 +58,13 @@ def _np(t):
 
 def compare(n, t, what, values=True):
     """Raise AssertionError when numtorch's output ``n`` differs from torch's ``t``."""
+    if isinstance(t, torch.Tensor) and t.is_sparse:  # sparse COO: the layout, then indices and values as stored
+        assert isinstance(n, numtorch.Tensor) and n.is_sparse, f"{what}: not a sparse tensor, torch's is"
+        assert tuple(n.shape) == tuple(t.shape), f"{what}: shape {tuple(n.shape)} vs torch {tuple(t.shape)}"
+        assert n.is_coalesced() == t.is_coalesced(), f"{what}: is_coalesced {n.is_coalesced()} vs torch's"
+        compare(n._indices(), t._indices(), f"{what} indices", values)
+        compare(n._values(), t._values(), f"{what} values", values)
+        return
     if isinstance(t, torch.Tensor):
         assert isinstance(n, numtorch.Tensor), f"{what}: {type(n).__name__} instead of a Tensor"
         assert tuple(n.shape) == tuple(t.shape), f"{what}: shape {tuple(n.shape)} vs torch {tuple(t.shape)}"

@@ -20,7 +20,7 @@ ROOT = os.path.dirname(numtorch.__file__)
 # dotted path below ``numtorch.``; "" is the package root.
 LAYERS = [
     ("dtypes, devices, backend, generator", ("_dtype", "_device", "_backend", "_generator", "version")),
-    ("Tensor", ("_tensor", "_tensor_str", "_tensor_storage")),
+    ("Tensor", ("_tensor", "_tensor_str", "_tensor_storage", "_tensor_sparse")),
     ("autograd core", ("autograd.function", "autograd.graph", "autograd.engine", "autograd.grad_mode",
                        "autograd.anomaly_mode", "autograd.hooks", "autograd.forward_ad")),
     ("op machinery", ("_ops._",)),

@@ -122,6 +122,10 @@ from .amp import autocast, is_autocast_enabled
 from . import _C, compiler, hub, library  # noqa: E402  (torch._C odds and ends, torch.compiler, offline torch.hub, torch.library)
 from .library import ops  # noqa: E402  (torch.ops: Python custom ops; compiled libraries cannot load)
 from ._memory_format import *  # noqa: F401,F403,E402  (torch.channels_last ...)
+from ._tensor_sparse import layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc  # noqa: E402
+from ._ops.sparse import sparse_coo_tensor  # noqa: E402  (sparse COO tensors: docs/sparse.md)
+from . import sparse  # noqa: E402  (torch.sparse)
+spmm = mm  # torch.spmm: mm with a sparse left operand
 from ._checks import *  # noqa: F401,F403,E402  (torch._assert, torch._check*)
 from ._torch_functions import *  # noqa: F401,F403,E402  (torch.relu_, torch.max_pool2d, torch.vmap, ... other names)
 _LAZY_SUBMODULES = ("distributions", "special", "fft", "profiler")  # imported on first use: keeps imports light

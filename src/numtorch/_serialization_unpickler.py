@@ -24,7 +24,9 @@ import numpy as np
 
 from . import _dtype
 from ._device import device as _Device
+from ._ops.sparse import sparse_coo_tensor as _sparse_coo_tensor
 from ._tensor import Size, Tensor, _make
+from ._tensor_sparse import sparse_coo as _sparse_coo, strided as _strided
 from .nn.parameter import Parameter
 
 __all__ = ["add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals"]
@@ -95,6 +97,37 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
         if not isinstance(requires_grad, bool):
             raise pickle.UnpicklingError("_rebuild_tensor_v2: requires_grad must be a bool")
         t.requires_grad = True
+    return t
+
+
+def _get_layout(name):
+    """``torch.serialization._get_layout``: the layout a checkpoint names (``"torch.sparse_coo"``)."""
+    if name == "torch.sparse_coo":
+        return _sparse_coo
+    if name == "torch.strided":
+        return _strided
+    raise pickle.UnpicklingError(f"_get_layout: numtorch has no layout {name!r}")
+
+
+def _rebuild_sparse_tensor(layout, data):
+    """``torch._utils._rebuild_sparse_tensor`` for the sparse COO layout: ``data`` is ``(indices, values, size)``
+    or ``(indices, values, size, is_coalesced)``. ``sparse_coo_tensor`` checks the invariants (indices inside
+    ``size``, one nnz, a tensor called coalesced sorted without repeats); other layouts are refused."""
+    if layout is not _sparse_coo:
+        raise pickle.UnpicklingError(f"_rebuild_sparse_tensor: numtorch loads only the sparse COO layout, not {layout}")
+    if not isinstance(data, tuple) or len(data) not in (3, 4):
+        raise pickle.UnpicklingError("_rebuild_sparse_tensor expects (indices, values, size[, is_coalesced])")
+    indices, values, size = data[:3]
+    coalesced = data[3] if len(data) == 4 else None
+    if not (isinstance(indices, Tensor) and isinstance(values, Tensor) and isinstance(size, tuple)
+            and all(_is_int(s) for s in size) and coalesced in (None, True, False)):
+        raise pickle.UnpicklingError("_rebuild_sparse_tensor: indices and values must be tensors, size a tuple of ints")
+    if indices._data.dtype.kind not in "iu" or indices.is_sparse or values.is_sparse:
+        raise pickle.UnpicklingError("_rebuild_sparse_tensor: indices must be a dense integer tensor")
+    try:
+        t = _sparse_coo_tensor(indices, values, size, is_coalesced=coalesced)
+    except RuntimeError as e:
+        raise pickle.UnpicklingError(f"_rebuild_sparse_tensor: a damaged sparse tensor: {e}") from None
     return t
 
 
@@ -201,6 +234,8 @@ _ALLOWED_CALLABLES = {
     "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
     "torch._utils._rebuild_parameter": _rebuild_parameter,
     "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
+    "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
+    "torch.serialization._get_layout": _get_layout,
     "torch.Size": _size,
     "torch.device": _Device,
     "builtins.set": set, "builtins.frozenset": frozenset, "builtins.slice": slice,

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _dtype, _tensor_storage as _storage
 from ._device import CPU, check
+from ._tensor_sparse import SparseCOO, sparse_coo, strided
 from ._tensor_str import tensor_repr
 
 __all__ = ["Tensor", "Size"]
@@ -110,12 +111,17 @@ class Tensor:
     def is_cpu(self):
         return True
 
-    # numtorch tensors live on the CPU, dense and unquantized: the other devices' and layouts' flags are False
-    is_mps = is_xpu = is_meta = is_quantized = is_sparse = is_mkldnn = is_cuda
+    # numtorch tensors live on the CPU and unquantized: the other devices' and layouts' flags are False
+    is_mps = is_xpu = is_meta = is_quantized = is_mkldnn = is_sparse_csr = is_cuda
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether this is a sparse COO tensor (its ``_data`` a ``SparseCOO``, see ``_tensor_sparse.py``)."""
+        return type(self._data) is SparseCOO
 
     @property
     def layout(self):
-        return "torch.strided"
+        return sparse_coo if type(self._data) is SparseCOO else strided
 
     @property
     def ndim(self) -> int:
@@ -277,6 +283,8 @@ class Tensor:
     # ----------------------------------------------------------------- conversion to Python/NumPy
     def numpy(self, *, force=False) -> np.ndarray:
         """The underlying ndarray (shares memory); RuntimeError if it requires grad (unless ``force``)."""
+        if type(self._data) is SparseCOO:
+            raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
         if self._rg and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")
@@ -403,7 +411,7 @@ def _python_state(t):
 
 
 def _rebuild_tensor(data, requires_grad, state=None, cls=None):
-    t = _make(np.array(data, copy=True), requires_grad, cls or Tensor)
+    t = _make(data.copy() if type(data) is SparseCOO else np.array(data, copy=True), requires_grad, cls or Tensor)
     if state:
         t.__dict__.update(state)
     return t

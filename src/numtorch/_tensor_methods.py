@@ -97,6 +97,12 @@ _bind(_structured, "kron")
 _bind(_householder, "geqrf orgqr")
 Tensor.__imatmul__ = Tensor.__matmul__  # PyTorch has no in-place matmul: `a @= b` rebinds a to a new tensor
 
+# ---- sparse COO tensors (_ops/sparse.py; the dense ops above run on them too, see _tensor_sparse.py) ------
+from ._ops import sparse as _sparse  # noqa: E402
+_bind(_sparse, "to_sparse to_dense coalesce is_coalesced indices values _indices _values sparse_dim dense_dim _nnz "
+              "sparse_mask")
+Tensor.to_sparse_coo = lambda self: _sparse.to_sparse(self)
+
 # ---- shape and views, strided views, slicing, rearrangements, complex views -----------------------
 _bind(shape, """view=view_method view_as reshape=reshape_method reshape_as flatten unflatten ravel
          permute=permute_method transpose swapaxes swapdims t movedim moveaxis squeeze unsqueeze

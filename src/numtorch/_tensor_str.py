@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype
+from ._tensor_sparse import SparseCOO
 
 # Print options; ``numtorch.set_printoptions`` assigns them. SCI_MODE None: chosen per tensor (below).
 PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE = 4, 1000, 3, 80, None
@@ -105,22 +106,55 @@ def format_data(arr: np.ndarray, indent: int) -> str:
     return _fmt_array(arr, fmt, indent, summarize)
 
 
-def _add_suffixes(text, suffixes, indent):
-    """Append ``, suffix`` items, starting a new line for any that would pass the line width."""
+def _add_suffixes(text, suffixes, indent, force_newline=False):
+    """Append ``, suffix`` items, starting a new line for any that would pass the line width (and for the
+    first one with ``force_newline``, as sparse tensors print)."""
     out = [text]
     last = len(text) - text.rfind("\n") + 1
     for s in suffixes:
-        if last + len(s) + 2 > LINEWIDTH:
+        if force_newline or last + len(s) + 2 > LINEWIDTH:
             out.append(",\n" + " " * indent + s)
             last = indent + len(s)
+            force_newline = False
         else:
             out.append(", " + s)
             last += len(s) + 2
     return "".join(out) + ")"
 
 
+def _half_as_float(arr):
+    """PyTorch prints half types through float32."""
+    return arr.astype(np.float32) if arr.dtype.kind == "V" or arr.dtype == np.float16 else arr
+
+
+def _part(name, arr, indent):
+    """``name=tensor(...)`` of a sparse tensor's indices or values (data only; an empty one says its size)."""
+    prefix = f"{name}=tensor("
+    body = format_data(_half_as_float(arr), indent + len(prefix)) if arr.size else "[]"
+    return prefix + body + ("" if arr.size else f", size={tuple(arr.shape)}") + ")"
+
+
+def _sparse_repr(t, prefix) -> str:
+    """PyTorch's print of a sparse COO tensor: indices, values, then size/nnz/dtype/layout on new lines."""
+    p, indent = t._data, len(prefix)
+    body = _part("indices", p.indices, indent) + ",\n" + " " * indent + _part("values", p.values, indent)
+    suffixes = [f"size={tuple(p.shape)}", f"nnz={p.nnz}"]
+    d, default = t.dtype, _dtype.get_default_dtype()
+    if d not in (default, _dtype.complex128 if default is _dtype.float64 else _dtype.complex64, _dtype.int64,
+                 _dtype.bool):
+        suffixes.append(f"dtype={d!r}")
+    suffixes.append("layout=torch.sparse_coo")
+    if t.grad_fn is not None and t._rg:
+        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+    elif t._rg:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + body, suffixes, indent, force_newline=True)
+
+
 def tensor_repr(t, prefix="tensor(") -> str:
     arr = t._data
+    if type(arr) is SparseCOO:
+        return _sparse_repr(t, prefix)
     if arr.dtype.kind == "V" or arr.dtype == np.float16:  # PyTorch prints half types through float32
         arr = arr.astype(np.float32)
     suffixes = []

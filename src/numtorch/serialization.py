@@ -38,6 +38,7 @@ from ._device import device as _Device
 from ._serialization_unpickler import (FullUnpickler, WeightsUnpickler, _is_int, _LoadedStorage, _StorageType,
                                        add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals)
 from ._tensor import Size, Tensor, _make
+from ._tensor_sparse import SparseCOO
 from .nn.parameter import Parameter, is_lazy
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals"]
@@ -67,6 +68,10 @@ def _root(arr: np.ndarray) -> np.ndarray:
     while isinstance(arr.base, np.ndarray):
         arr = arr.base
     return arr
+
+
+class _Layout:
+    """The sparse COO layout as a sparse tensor's pickle names it."""
 
 
 class _TorchPickler(pickle._Pickler):  # the pure-Python pickler lets us write torch's globals by name
@@ -107,6 +112,11 @@ class _TorchPickler(pickle._Pickler):  # the pure-Python pickler lets us write t
         if isinstance(obj, Tensor):
             if is_lazy(obj):  # as PyTorch's __reduce_ex__: the class and requires_grad (no data, no dtype)
                 return (_Global("torch.nn.parameter", type(obj).__name__), (obj.requires_grad,))
+            if type(obj._data) is SparseCOO:  # as PyTorch: the layout, then indices, values, size, is_coalesced
+                p = obj._data
+                return (_Global("torch._utils", "_rebuild_sparse_tensor"),
+                        (_Layout(), (_make(p.indices), _make(p.values), Size(p.shape),
+                                                           p.coalesced)))
             if isinstance(obj, Parameter):
                 plain = _make(obj._data)
                 return (_Global("torch._utils", "_rebuild_parameter"),
@@ -115,6 +125,8 @@ class _TorchPickler(pickle._Pickler):  # the pure-Python pickler lets us write t
             st, off, stride = self._storage_of(obj._data)
             return (_Global("torch._utils", "_rebuild_tensor_v2"),
                     (st, off, tuple(obj._data.shape), stride, obj._rg, collections.OrderedDict()))
+        if isinstance(obj, _Layout):  # torch pickles a layout as _get_layout("torch.sparse_coo")
+            return (_Global("torch.serialization", "_get_layout"), ("torch.sparse_coo",))
         if isinstance(obj, Size):
             return (_Global("torch", "Size"), (tuple(obj),))
         if isinstance(obj, _Device):

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _backend, _dtype
 from .._tensor import Tensor
+from .._tensor_sparse import SparseCOO
 from ..autograd import function as _function
 from ..autograd.function import Op, save_indices
 from ..autograd.grad_mode import _State, no_grad
@@ -49,13 +50,15 @@ class EmbeddingBackward0(Op):
     """
     _vmap = "embedding"  # batching rule kind (func/_batching_rules.py)
 
-    def forward(self, w, indices, padding_idx, scale_grad_by_freq):
+    def forward(self, w, indices, padding_idx, scale_grad_by_freq, sparse=False):
         self.idx = indices
         self.wshape = w.shape
-        self.padding_idx, self.freq = padding_idx, scale_grad_by_freq
+        self.padding_idx, self.freq, self.sparse = padding_idx, scale_grad_by_freq, sparse
         return w[indices]
 
     def backward(self, g):
+        if self.sparse:
+            return self._sparse_grad(g)
         v, d = self.wshape
         idx = self.idx.reshape(-1)
         g2 = g.reshape(-1, d)
@@ -75,6 +78,18 @@ class EmbeddingBackward0(Op):
         if self.padding_idx is not None:
             gw[self.padding_idx] = 0
         return gw
+
+
+    def _sparse_grad(self, g):
+        """PyTorch's sparse gradient: one entry per looked-up index (input order, duplicates kept, padding
+        dropped) holding that position's gradient row, in a ``(V, D)`` sparse COO tensor."""
+        if self.freq:
+            raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+        idx, rows = self.idx.reshape(-1).astype(np.int64), g.reshape(-1, self.wshape[1])
+        if self.padding_idx is not None:
+            keep = idx != self.padding_idx
+            idx, rows = idx[keep], rows[keep]
+        return SparseCOO(idx[None], np.array(rows), self.wshape)
 
 
 def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
@@ -106,7 +121,8 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
         raise IndexError("index out of range in self")
     pad = None if padding_idx is None or padding_idx < 0 else int(padding_idx)
     return save_indices(EmbeddingBackward0.apply(weight, indices=idx, padding_idx=pad,
-                                                 scale_grad_by_freq=bool(scale_grad_by_freq)), indices)
+                                                 scale_grad_by_freq=bool(scale_grad_by_freq),
+                                                 sparse=bool(sparse)), indices)
 
 
 def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:

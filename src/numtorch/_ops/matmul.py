@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
+from .._tensor_sparse import SparseCOO
 from ..autograd.forward_ad import jvp_linear, jvp_multilinear
 from ..autograd.function import Op, linear_backward
 from ._util import unbroadcast
@@ -60,6 +61,8 @@ def _bmm_dtype_error(a, b):  # a bool batch1 fails on PyTorch's missing kernel b
 
 
 def _mm_dtype_error(a, b):
+    if type(a) is SparseCOO:  # PyTorch's sparse kernel (addmm) words it its own way
+        return RuntimeError(f"expected scalar type {_aname(a)} but found {_aname(b)}")
     return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(a)} != {_cname(b)}")
 
 
@@ -222,6 +225,8 @@ def _mv_checks(a, b):
 
 def _mm_checks(a, b):
     if a.shape[-1] != b.shape[0]:  # PyTorch checks the shapes first
+        if type(a) is SparseCOO:
+            raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {a.shape[1]}, got {b.shape[0]}")
         rows = _prod(a.shape[:-1])
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{a.shape[-1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
+from .._tensor_sparse import SparseCOO
 from ..autograd.forward_ad import jvp_linear, jvp_multilinear
 from ..autograd.function import Op, save_indices
 from ..autograd.grad_mode import _State
@@ -42,13 +43,21 @@ class _Binary(Op):
     _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
 
     def forward(self, a, b):
-        self.sa = a.shape if type(a) is np.ndarray else ()
-        self.sb = b.shape if type(b) is np.ndarray else ()
+        self.sa = a.shape if type(a) is np.ndarray else () if type(a) is not SparseCOO else _sparse_shape(self, a, b)
+        self.sb = b.shape if type(b) is np.ndarray else () if type(b) is not SparseCOO else b.shape
         try:
             return self._f(a, b)
         except ValueError:
             _bshape(a, b)
             raise
+
+
+def _sparse_shape(node, a, b):
+    """The shape of a sparse tensor's payload as left operand: PyTorch adds to or subtracts from it another
+    sparse tensor, not a dense one."""
+    if type(b) is np.ndarray and isinstance(node, (AddBackward0, SubBackward0)):  # sub words it as add too
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+    return a.shape
 
 
 class AddBackward0(_Binary):
@@ -114,7 +123,7 @@ class MulByNumber(_Binary):
     jvp = jvp_linear  # linear in its one Tensor
 
     def _f(self, a, b):
-        self.saved = b if type(a) is np.ndarray else a
+        self.saved = b if type(a) is np.ndarray or type(a) is SparseCOO else a
         return a * b
 
     def backward(self, g):

@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
+from .._tensor_sparse import SparseCOO
 from ..autograd.function import Op
 from ._cast import _aten
 from ._layout import format_name, laid_out
@@ -562,7 +563,7 @@ def broadcast_tensors(*tensors):
 class CloneBackward0(Op):
     _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
     def forward(self, a, memory_format):
-        return laid_out(a, memory_format)
+        return a.copy() if type(a) is SparseCOO else laid_out(a, memory_format)
 
     def backward(self, g):
         return g

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._dtype import from_np
 from .._tensor import Tensor, _make
+from .._tensor_sparse import SparseCOO
 from .grad_mode import _State, enable_grad, no_grad
 from .anomaly_mode import _state as _anomaly
 from .graph import Node, _edge
@@ -316,6 +317,8 @@ def _accumulate(t, g, steal=False):
         else:
             t._grad = _make(np.array(g._data, order="C", copy=True))
         return
+    if type(g) is SparseCOO:  # a sparse gradient (nn.Embedding(sparse=True), sparse tensors' leaves)
+        return _accumulate_sparse(t, g)
     if g.dtype != t._data.dtype:
         g = g.astype(t._data.dtype)
     if g.shape != t._data.shape:
@@ -332,11 +335,35 @@ def _accumulate(t, g, steal=False):
             t._grad = _make(np.array(g, order="C", copy=True))
     else:
         gd = t._grad
+        if type(gd._data) is SparseCOO:
+            return _accumulate_sparse(t, g)
         if gd._rg:  # a grad that is part of a graph is replaced, not mutated
             t._grad = _make(gd._data + g)
         else:
             np.add(gd._data, g, out=gd._data, casting="unsafe")
             gd._vc[0] += 1
+
+
+def _accumulate_sparse(t, g):
+    """PyTorch's AccumulateGrad where a sparse gradient meets: the first one becomes ``.grad`` as it is
+    (sparse COO); sparse + sparse adds in place into ``.grad``; a dense gradient and a sparse
+    one sum to a dense ``.grad`` (in place when the dense one is already ``.grad``)."""
+    if g.dtype != t._data.dtype:
+        g = g.astype(t._data.dtype)
+    gd = t._grad
+    if gd is None:
+        t._grad = _make(g.copy() if type(g) is SparseCOO else np.array(g, order="C", copy=True))
+    elif type(gd._data) is SparseCOO and type(g) is SparseCOO and not gd._rg:
+        gd._data = gd._data + g  # in place, as PyTorch's sparse add_
+        gd._vc[0] += 1
+    elif type(gd._data) is SparseCOO or gd._rg:
+        t._grad = _make(gd._data + g)
+    else:
+        if type(g) is SparseCOO:
+            np.add.at(gd._data, tuple(g.indices), g.values)
+        else:
+            np.add(gd._data, g, out=gd._data)
+        gd._vc[0] += 1
 
 
 def _post_accumulate(t):

@@ -15,6 +15,7 @@ import functools
 import numpy as np
 
 from .._tensor import _GRAD_KINDS, Tensor, _make
+from .._tensor_sparse import SparseCOO
 from .grad_mode import _State, no_grad
 from .graph import Node, _edge
 
@@ -145,7 +146,7 @@ class Op(Node):
         out = self.forward(*arrays, **kwargs)
         if type(out) is tuple:
             return self._wrap_many(out, args, needs)
-        if type(out) is not np.ndarray:
+        if type(out) is not np.ndarray and type(out) is not SparseCOO:  # SparseCOO: a sparse tensor's payload
             raw, out = out, np.asarray(out)
             if cls._save_out:  # a 0-d result is a NumPy scalar: the node must keep the array the graph
                 d = self.__dict__  # backward (create_graph) recognises as the saved output, not the scalar

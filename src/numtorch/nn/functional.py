@@ -378,7 +378,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx=None, max_norm=None, no
 
     ``padding_idx`` (may be negative) gets no gradient; ``max_norm`` renormalizes the used rows of
     ``weight`` in place first; ``scale_grad_by_freq`` divides gradients by index counts in the batch.
-    ``sparse`` is accepted but the gradient is dense. AssertionError for ``padding_idx`` out of range,
+    ``sparse=True`` makes ``weight``'s gradient a sparse COO tensor, as PyTorch's. AssertionError for ``padding_idx`` out of range,
     IndexError for indices out of range, RuntimeError for non-integer indices.
     """
     if padding_idx is not None:

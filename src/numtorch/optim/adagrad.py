@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _backend as B
 from .._tensor import _make
-from .optimizer import Optimizer, _check_lr, _real, _step_tensor
+from .optimizer import Optimizer, _bump, _check_lr, _real, _step_tensor
 
 __all__ = ["Adagrad"]
 
@@ -53,6 +53,20 @@ class Adagrad(Optimizer):
         if p._data.dtype.kind == "c":  # PyTorch fills complex sums with value + value*1j
             _real(state["sum"]._data)[...] = value
         return state
+
+    def _sparse_update(self, group, lr, p, state):
+        """PyTorch's Adagrad on a sparse COO gradient: only the (coalesced) rows it lists update their sums
+        and values. RuntimeError with weight decay, as in PyTorch."""
+        t = _bump(state["step"])
+        g = -p.grad._data if group["maximize"] else p.grad._data
+        if group["weight_decay"] != 0:
+            raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+        g = g.coalesce()  # the update is not linear: each position once
+        at, v, dt = tuple(g.indices), g.values, p._data.dtype.type
+        s = state["sum"]._data
+        s[at] += v * v
+        p._data[at] += dt(-lr / (1 + (t - 1) * group["lr_decay"])) * (v / (np.sqrt(s[at]) + dt(group["eps"])))
+        state["sum"]._vc[0] += 1
 
     def _update(self, group, lr, p, x, d, state, t):
         dt = x.dtype.type

@@ -30,6 +30,8 @@ class Adam(Optimizer):
             both floats (or both Tensors).
     """
 
+    _sparse_refusal = "Adam does not support sparse gradients, please consider SparseAdam instead"
+
     _group_fallbacks = (("amsgrad", False), ("maximize", False), ("foreach", None), ("capturable", False),
                         ("differentiable", False), ("decoupled_weight_decay", False), ("fused", None))
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import _backend as B
 from .._tensor import Tensor, _make
+from .._tensor_sparse import SparseCOO
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.hooks import RemovableHandle
 
@@ -256,6 +257,10 @@ class Optimizer:
             for p in group["params"]:
                 if p.grad is None:
                     continue
+                if type(p.grad._data) is SparseCOO:  # nn.Embedding(sparse=True) & co.: see _sparse_update
+                    self._sparse_update(group, lr, p, self.state[p] if keeps_state else None)
+                    p._vc[0] += 1
+                    continue
                 state = t = None
                 if keeps_state:
                     state = self.state[p]
@@ -270,6 +275,17 @@ class Optimizer:
                 self._update(group, lr, p, x, d, state, t)
                 p._vc[0] += 1
         return loss
+
+    # PyTorch's RuntimeError for a sparse gradient ({name}: the class name); None where PyTorch has a
+    # sparse update that numtorch lacks (NotImplementedError)
+    _sparse_refusal = "{name} does not support sparse gradients"
+
+    def _sparse_update(self, group: dict, lr: float, p: Tensor, state) -> None:
+        """Update ``p`` from its sparse COO ``.grad`` (``state``: its state dict, None when not kept); by
+        default refused as PyTorch refuses it."""
+        if self._sparse_refusal is None:
+            raise NotImplementedError(f"numtorch's {type(self).__name__} has no update for sparse gradients")
+        raise RuntimeError(self._sparse_refusal.format(name=type(self).__name__))
 
     def _keeps_state(self, group) -> bool:
         """Whether parameters of ``group`` have per-parameter state (SGD without momentum has none)."""

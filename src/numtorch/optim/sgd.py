@@ -58,6 +58,27 @@ class SGD(Optimizer):
     def _new_state(self, p, group):
         return {}  # the momentum buffer starts as a copy of the first gradient
 
+    def _sparse_update(self, group, lr, p, state):
+        """PyTorch's SGD on a sparse COO gradient: the rows it lists move; a momentum buffer is sparse too
+        (``buf = momentum * buf + (1 - dampening) * g``, merged as PyTorch's sparse add). Weight decay adds a
+        dense tensor to the sparse gradient, which PyTorch refuses (RuntimeError)."""
+        g = p.grad._data
+        if group["maximize"]:
+            g = -g
+        if group["weight_decay"] != 0:
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+        momentum = group["momentum"]
+        if momentum != 0:
+            buf_t = state.get("momentum_buffer")
+            if buf_t is None:
+                buf = g.copy()
+            else:
+                dampening = group["dampening"]
+                buf = buf_t._data * momentum + (g if dampening == 0 else g * (1 - dampening))
+            state["momentum_buffer"] = _make(buf)
+            g = g + buf * momentum if group["nesterov"] else buf
+        np.add.at(p._data, tuple(g.indices), g.values * p._data.dtype.type(-lr))
+
     def _update(self, group, lr, p, x, d, state, t):
         dt = x.dtype.type
         if state is not None:

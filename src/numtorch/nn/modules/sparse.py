@@ -18,8 +18,8 @@ class Embedding(Module):
     Shapes: int64 input ``(*)`` -> ``(*, embedding_dim)``. ``weight`` is drawn from ``N(0, 1)``.
     ``padding_idx`` (may be negative) names a row that starts at zero and never receives gradient;
     ``max_norm`` renormalizes looked-up rows whose ``norm_type``-norm exceeds it, in place;
-    ``scale_grad_by_freq`` divides gradients by the index counts in the batch. ``sparse`` is accepted
-    but gradients are dense. AssertionError for ``padding_idx`` out of range or a ``_weight`` of the
+    ``scale_grad_by_freq`` divides gradients by the index counts in the batch. ``sparse=True`` makes
+    ``weight``'s gradient a sparse COO tensor (for ``optim.SparseAdam``/``SGD``). AssertionError for ``padding_idx`` out of range or a ``_weight`` of the
     wrong shape.
     """
 
