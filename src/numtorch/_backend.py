@@ -40,19 +40,22 @@ def _tune_malloc() -> None:
 _tune_malloc()
 
 
-def empty(shape, dtype):
-    return np.empty(shape, dtype)
+# ``device``: a ``torch.device``; on "meta" the array has the shape and dtype but no data
+def empty(shape, dtype, device=None):
+    return meta(shape, np.dtype(dtype)) if device is not None and device.type == "meta" else np.empty(shape, dtype)
 
 
-def zeros(shape, dtype):
-    return np.zeros(shape, dtype)
+def zeros(shape, dtype, device=None):
+    return meta(shape, np.dtype(dtype)) if device is not None and device.type == "meta" else np.zeros(shape, dtype)
 
 
-def ones(shape, dtype):
-    return np.ones(shape, dtype)
+def ones(shape, dtype, device=None):
+    return meta(shape, np.dtype(dtype)) if device is not None and device.type == "meta" else np.ones(shape, dtype)
 
 
-def full(shape, value, dtype):
+def full(shape, value, dtype, device=None):
+    if device is not None and device.type == "meta":
+        return meta(shape, np.dtype(dtype) if dtype is not None else np.asarray(value).dtype)
     return np.full(shape, value, dtype)
 
 
@@ -62,3 +65,143 @@ def asarray(data, dtype=None):
 
 def array(data, dtype=None, copy=True):
     return np.array(data, dtype, copy=copy)
+
+
+# ------------------------------------------------------------------------------------------------
+# The meta backend: arrays with a shape and a dtype but no data (``device="meta"``)
+# ------------------------------------------------------------------------------------------------
+_NO_DATA = bytes(16)  # the one read-only buffer every meta array views, with zero strides
+LIVE = [False]  # True once the process made a meta array: Op.apply reads it to route meta inputs
+
+
+class MetaArray(np.ndarray):
+    """The data of a ``device="meta"`` tensor: an ndarray of any shape and dtype that views the same
+    16 zero bytes with zero strides, so it costs no memory whatever its size.
+
+    NumPy calls on it compute only the result's shape and dtype and return new meta arrays: ufuncs
+    (elementwise, ``reduce``, ``accumulate``, ``outer``, ``matmul``) by their shape rules; any other
+    NumPy function runs on zero-strided stand-ins (views cost nothing; a function that allocates its
+    result allocates it once, transiently) and its array results become meta arrays. Writes into it
+    (``a[k] = v``, ``out=a``, ``fill``) write nothing. Its values read as zeros; numtorch never shows
+    them to users (``Tensor.item()``/``numpy()`` on a meta tensor raise, as in PyTorch).
+    """
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kw):
+        if out is not None:
+            if all(isinstance(o, MetaArray) for o in out):
+                return out[0] if len(out) == 1 else out  # writing into a meta array: nothing to write
+            return getattr(ufunc, method)(*_plain(inputs), out=out, **_plain(kw))
+        if method == "__call__" and ufunc.signature is None:
+            shape = np.broadcast_shapes(*(np.shape(x) for x in (*inputs, kw.get("where", True))))
+            kw.pop("where", None)
+            r = ufunc(*(np.zeros((), x.dtype) if isinstance(x, np.ndarray) else x for x in inputs), **kw)
+            return tuple(meta(shape, x.dtype) for x in r) if isinstance(r, tuple) else meta(shape, r.dtype)
+        if method == "__call__" and ufunc is np.matmul and not kw:
+            return _matmul(*inputs)
+        if method == "reduce" and "where" not in kw:
+            return _reduce(ufunc, inputs[0], kw)
+        if method == "accumulate":
+            a = inputs[0]
+            r = ufunc.accumulate(np.zeros((1,) * max(a.ndim, 1), a.dtype), **{**kw, "axis": 0})
+            return meta(a.shape, r.dtype)
+        if method == "at":
+            return None
+        return _wrap(getattr(ufunc, method)(*_plain(inputs), **_plain(kw)))
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func in _WRITERS and type(args[0] if args else kwargs.get("dst", kwargs.get("a"))) is MetaArray:
+            return None  # writing into a meta array: nothing to write
+        out = kwargs.get("out")
+        if type(out) is MetaArray:  # np.clip(a, lo, hi, out=a): compute the shape, write nothing
+            func(*_plain(args), **_plain({k: v for k, v in kwargs.items() if k != "out"}))
+            return out
+        return _wrap(func(*_plain(args), **_plain(kwargs)))
+
+    def __setitem__(self, key, value):  # no data to write
+        pass
+
+    def fill(self, value):
+        pass
+
+    def __getitem__(self, key):
+        return _wrap(self.view(np.ndarray)[_plain(key)])
+
+    def astype(self, dtype, *args, **kwargs):
+        return meta(self.shape, np.dtype(dtype))
+
+    def copy(self, order="K"):
+        return meta(self.shape, self.dtype)
+
+    def reshape(self, *shape, **kwargs):
+        return _wrap(self.view(np.ndarray).reshape(*shape, **kwargs))
+
+    def ravel(self, order="C"):
+        return meta((self.size,), self.dtype)
+
+    flatten = ravel
+
+
+_WRITERS = (np.copyto, np.put, np.place, np.putmask, np.put_along_axis, np.fill_diagonal)
+
+
+def meta(shape, dtype) -> MetaArray:
+    """A new meta array of ``shape`` and ``dtype`` (no memory)."""
+    LIVE[0] = True
+    shape = tuple(shape)
+    return MetaArray(shape, dtype, buffer=_NO_DATA, strides=(0,) * len(shape))
+
+
+def is_meta(a) -> bool:
+    return type(a) is MetaArray
+
+
+def _plain(x):
+    """``x`` with each meta array (also inside tuples, lists and dicts) as a plain zero-strided view."""
+    if isinstance(x, MetaArray):
+        return x.view(np.ndarray)
+    if type(x) is tuple or type(x) is list:
+        return type(x)(_plain(v) for v in x)
+    if type(x) is dict:
+        return {k: _plain(v) for k, v in x.items()}
+    return x
+
+
+def _wrap(r):
+    """The array results of a NumPy call (also inside tuples and lists) as meta arrays."""
+    if isinstance(r, (np.ndarray, np.generic)):
+        return meta(np.shape(r), r.dtype)
+    if type(r) is tuple or type(r) is list:
+        return type(r)(_wrap(v) for v in r)
+    return r
+
+
+def _matmul(a, b):
+    """``np.matmul``'s result shape and dtype, with NumPy's errors for mismatched shapes."""
+    sa, sb = np.shape(a), np.shape(b)
+    if not sa or not sb:
+        raise ValueError("matmul: Input operand does not have enough dimensions")
+    ma, mb = (sa if len(sa) > 1 else (1,) + sa), (sb if len(sb) > 1 else sb + (1,))
+    if ma[-1] != mb[-2]:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0 (size {mb[-2]} is "
+                         f"different from {ma[-1]})")
+    shape = np.broadcast_shapes(ma[:-2], mb[:-2]) + (ma[-2], mb[-1])
+    if len(sa) == 1:
+        shape = shape[:-2] + shape[-1:]
+    if len(sb) == 1:
+        shape = shape[:-1]
+    dt = np.matmul(np.zeros((1, 1), np.asarray(a).dtype if isinstance(a, np.ndarray) else np.result_type(a)),
+                   np.zeros((1, 1), b.dtype if isinstance(b, np.ndarray) else np.result_type(b))).dtype
+    return meta(shape, dt)
+
+
+def _reduce(ufunc, a, kw):
+    """``ufunc.reduce``'s result shape and dtype (``axis`` None, an int or a tuple; ``keepdims``)."""
+    axis, keep = kw.get("axis", 0), kw.get("keepdims", False)
+    nd = a.ndim
+    axes = tuple(range(nd)) if axis is None else tuple(
+        int(x) % max(nd, 1) for x in (axis if isinstance(axis, tuple) else (axis,)))
+    small = {k: v for k, v in kw.items() if k in ("dtype", "initial")}
+    dt = ufunc.reduce(np.zeros((1,) * nd, a.dtype), axis=axis, **small).dtype if nd else \
+        ufunc.reduce(np.zeros((1,), a.dtype), **small).dtype
+    shape = tuple(1 if i in axes else s for i, s in enumerate(a.shape) if keep or i not in axes)
+    return meta(shape, dt)

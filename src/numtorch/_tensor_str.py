@@ -119,8 +119,21 @@ def _add_suffixes(text, suffixes, indent):
     return "".join(out) + ")"
 
 
+def _meta_repr(t, prefix) -> str:
+    suffixes = ["device='meta'", f"size={tuple(t._data.shape)}"]
+    if t.dtype is not _dtype.get_default_dtype():
+        suffixes.append(f"dtype={t.dtype!r}")
+    if t.grad_fn is not None and t._rg:
+        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+    elif t._rg:
+        suffixes.append("requires_grad=True")
+    return prefix + "..., " + ", ".join(suffixes) + ")"
+
+
 def tensor_repr(t, prefix="tensor(") -> str:
     arr = t._data
+    if t.is_meta:  # no data: PyTorch prints "..." and the size
+        return _meta_repr(t, prefix)
     if arr.dtype.kind == "V" or arr.dtype == np.float16:  # PyTorch prints half types through float32
         arr = arr.astype(np.float32)
     suffixes = []
