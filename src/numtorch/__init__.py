@@ -46,6 +46,7 @@ from ._ops.dropout import *  # noqa: F401,F403
 from ._ops.embedding import *  # noqa: F401,F403
 from ._ops.norm_ops import *  # noqa: F401,F403
 from ._ops.losses import *  # noqa: F401,F403
+from ._ops import meta_rules as _meta_rules  # noqa: F401,E402  (shape rules of heavy ops on meta tensors)
 from ._ops.special import *  # noqa: F401,F403
 from ._ops.complex_ops import *  # noqa: F401,F403
 from ._ops.resample import channel_shuffle  # noqa: E402,F401

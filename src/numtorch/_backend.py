@@ -111,6 +111,11 @@ class MetaArray(np.ndarray):
     def __array_function__(self, func, types, args, kwargs):
         if func in _WRITERS and type(args[0] if args else kwargs.get("dst", kwargs.get("a"))) is MetaArray:
             return None  # writing into a meta array: nothing to write
+        rule = _FUNCTION_RULES.get(func)
+        if rule is not None and "out" not in kwargs:
+            r = rule(*args, **kwargs)
+            if r is not None:
+                return r
         out = kwargs.get("out")
         if type(out) is MetaArray:  # np.clip(a, lo, hi, out=a): compute the shape, write nothing
             func(*_plain(args), **_plain({k: v for k, v in kwargs.items() if k != "out"}))
@@ -173,6 +178,44 @@ def _wrap(r):
     if type(r) is tuple or type(r) is list:
         return type(r)(_wrap(v) for v in r)
     return r
+
+
+def _elementwise(func):
+    """A rule for np.clip / np.where(c, x, y): the broadcast shape of the array arguments, the dtype of a
+    0-d run; None (the general path) for other forms (np.where(c) reads values)."""
+    def rule(*args, **kwargs):
+        if len(args) != 3:
+            return None
+        shape = np.broadcast_shapes(*(np.shape(x) for x in args if isinstance(x, np.ndarray)))
+        r = np.asarray(func(*(np.zeros((), x.dtype) if isinstance(x, np.ndarray) else x for x in args), **kwargs))
+        return meta(shape, r.dtype)
+    return rule
+
+
+def _concatenate(arrays, axis=0, dtype=None, **kwargs):
+    """np.concatenate / np.stack of equal-rank arrays; None (the general path: its checks and errors) else."""
+    shapes = [np.shape(a) for a in arrays]
+    if axis is None or kwargs or not shapes or len({len(s) for s in shapes}) != 1 or not shapes[0]:
+        return None
+    ax = axis % len(shapes[0])
+    if len({s[:ax] + s[ax + 1:] for s in shapes}) != 1:
+        return None
+    dt = np.concatenate([np.zeros((1,), a.dtype) for a in arrays], dtype=dtype).dtype
+    return meta(shapes[0][:ax] + (sum(s[ax] for s in shapes),) + shapes[0][ax + 1:], dt)
+
+
+def _stack(arrays, axis=0, dtype=None, **kwargs):
+    shapes = {np.shape(a) for a in arrays}
+    if kwargs or len(shapes) != 1:
+        return None
+    shape = shapes.pop()
+    ax = axis % (len(shape) + 1)
+    dt = np.concatenate([np.zeros((1,), a.dtype) for a in arrays], dtype=dtype).dtype
+    return meta(shape[:ax] + (len(arrays),) + shape[ax:], dt)
+
+
+_FUNCTION_RULES = {np.clip: _elementwise(np.clip), np.where: _elementwise(np.where), np.concatenate: _concatenate,
+                   np.stack: _stack}
 
 
 def _matmul(a, b):

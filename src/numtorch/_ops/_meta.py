@@ -68,8 +68,7 @@ def meta_twin(cls):
 def _forward(self, *arrays, **kwargs):
     orig = self._orig
     shapes = [(a.shape, a.dtype) if isinstance(a, np.ndarray) else None for a in arrays]
-    rule = orig.__dict__.get("_meta_rule") or next(
-        (c.__dict__["_meta_rule"] for c in orig.__mro__ if "_meta_rule" in c.__dict__), None)
+    rule = getattr(orig, "_meta_rule", None)
     if rule is not None:
         out = rule(self, *arrays, **kwargs)
     else:

@@ -264,7 +264,7 @@ def _made_like(input, make, dtype, requires_grad, memory_format=None, device=Non
     if dev.type == "meta":
         return _finish(B.empty(input._data.shape, dt, dev), requires_grad)
     arr = make(input._data.shape, dt)
-    if memory_format is not None or not input._data.flags.c_contiguous:  # laid out as asked / as the input
+    if memory_format is not None or not (input._data.flags.c_contiguous or input.is_meta):  # as asked / as input
         arr = laid_out(arr, memory_format, like=input._data)
     return _finish(arr, requires_grad)
 
