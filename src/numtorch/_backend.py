@@ -111,6 +111,8 @@ class MetaArray(np.ndarray):
     def __array_function__(self, func, types, args, kwargs):
         if func in _WRITERS and type(args[0] if args else kwargs.get("dst", kwargs.get("a"))) is MetaArray:
             return None  # writing into a meta array: nothing to write
+        if func in _DATA_DEPENDENT:
+            _no_data(func.__name__)
         rule = _FUNCTION_RULES.get(func)
         if rule is not None and "out" not in kwargs:
             r = rule(*args, **kwargs)
@@ -129,7 +131,12 @@ class MetaArray(np.ndarray):
         pass
 
     def __getitem__(self, key):
+        if any(type(k) is MetaArray and k.dtype == np.bool_ for k in (key if type(key) is tuple else (key,))):
+            _no_data("boolean mask indexing")
         return _wrap(self.view(np.ndarray)[_plain(key)])
+
+    def nonzero(self):
+        _no_data("nonzero")
 
     def astype(self, dtype, *args, **kwargs):
         return meta(self.shape, np.dtype(dtype))
@@ -146,6 +153,13 @@ class MetaArray(np.ndarray):
     flatten = ravel
 
 
+def _no_data(what):
+    """PyTorch's NotImplementedError for an op whose result shape depends on values a meta array lacks."""
+    raise NotImplementedError(f"{what}: the shape of the result depends on the tensor's values, which a meta "
+                              f"tensor does not have (no data-independent implementation exists)")
+
+
+_DATA_DEPENDENT = (np.nonzero, np.argwhere, np.flatnonzero, np.unique, np.extract, np.compress)
 _WRITERS = (np.copyto, np.put, np.place, np.putmask, np.put_along_axis, np.fill_diagonal)
 
 
