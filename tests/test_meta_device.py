@@ -259,6 +259,22 @@ def test_no_generator_draws():
         assert a.tolist() == b.tolist()
 
 
+def test_save_load_and_pickle():
+    """torch.save of meta tensors (PyTorch's _rebuild_meta_tensor_no_storage records), both directions."""
+    import io
+    import pickle
+    x = numtorch.empty(3, 4, device="meta", dtype=numtorch.float64, requires_grad=True)
+    assert repr(pickle.loads(pickle.dumps(x))) == repr(x)
+    for save, load, lib_in in ((numtorch.save, ref.load, numtorch), (ref.save, numtorch.load, ref)):
+        buf = io.BytesIO()
+        t = lib_in.empty(3, 4, device="meta", dtype=lib_in.float64, requires_grad=True)
+        save({"t": t, "sd": lib_in.nn.Linear(2, 3, device="meta").state_dict()}, buf)
+        buf.seek(0)
+        got = load(buf)
+        assert (tuple(got["t"].shape), str(got["t"].dtype), got["t"].requires_grad) == ((3, 4), "torch.float64", True)
+        assert got["t"].is_meta and got["sd"]["weight"].is_meta and tuple(got["sd"]["weight"].shape) == (3, 2)
+
+
 # ------------------------------------------------------------------------------------------------ default device
 def test_device_context_and_default_device():
     for lib in (numtorch, ref):

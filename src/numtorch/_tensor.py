@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from . import _dtype, _tensor_storage as _storage
-from ._backend import MetaArray
+from ._backend import MetaArray, meta
 from ._device import CPU, META, check
 from ._tensor_str import tensor_repr
 
@@ -386,6 +386,8 @@ class Tensor:
         return new
 
     def __reduce_ex__(self, proto):
+        if type(self._data) is MetaArray:  # no data to pickle: the shape and dtype
+            return (_rebuild_meta, (self._data.shape, self._data.dtype.str, self._rg, _python_state(self)))
         return (_rebuild_tensor, (self._data, self._rg, _python_state(self)))
 
     def __setstate__(self, state):
@@ -417,6 +419,13 @@ def _python_state(t):
 
 def _rebuild_tensor(data, requires_grad, state=None, cls=None):
     t = _make(np.array(data, copy=True), requires_grad, cls or Tensor)
+    if state:
+        t.__dict__.update(state)
+    return t
+
+
+def _rebuild_meta(shape, dtype, requires_grad, state=None):
+    t = _make(meta(shape, np.dtype(dtype)), requires_grad)
     if state:
         t.__dict__.update(state)
     return t

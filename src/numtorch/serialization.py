@@ -107,6 +107,10 @@ class _TorchPickler(pickle._Pickler):  # the pure-Python pickler lets us write t
         if isinstance(obj, Tensor):
             if is_lazy(obj):  # as PyTorch's __reduce_ex__: the class and requires_grad (no data, no dtype)
                 return (_Global("torch.nn.parameter", type(obj).__name__), (obj.requires_grad,))
+            if obj.is_meta and not isinstance(obj, Parameter):  # no data: the dtype, size, strides, as PyTorch
+                return (_Global("torch._utils", "_rebuild_meta_tensor_no_storage"),
+                        (_Global("torch", str(obj.dtype).split(".")[-1]), tuple(obj._data.shape), obj.stride(),
+                         obj._rg))
             if isinstance(obj, Parameter):
                 plain = _make(obj._data)
                 return (_Global("torch._utils", "_rebuild_parameter"),
