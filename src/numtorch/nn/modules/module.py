@@ -525,7 +525,7 @@ class Module:
                                 input_param.requires_grad_(param.requires_grad)
                         setattr(self, name, input_param)
                     else:
-                        if param.is_meta and not input_param.is_meta:
+                        if not is_lazy(param) and param.is_meta and not input_param.is_meta:
                             warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta "
                                           f"parameter in the current model, which is a no-op. (Did you mean to pass "
                                           f"`assign=True` to assign items in the state dictionary to their "
@@ -628,7 +628,7 @@ class Module:
             with no_grad():
                 param_applied = fn(param)
             grad = param.grad
-            if param_applied.is_meta != param.is_meta:  # another device: a new Parameter (and .grad)
+            if not is_lazy(param) and param_applied.is_meta != param.is_meta:  # another device: a new Parameter
                 new = self._parameters[key] = Parameter(param_applied, param.requires_grad)
                 if grad is not None:
                     with no_grad():
