@@ -35,48 +35,74 @@ def _desc(lib, o, names=True):
 
 
 def _op_cases(torch):
-    nn, F = torch.nn, torch.nn.functional
+    """name -> a function making meta tensors and running ops on them (the same code for both libraries)."""
+    F = torch.nn.functional
     M = dict(device="meta")
-    x = lambda *s, **k: torch.randn(*s, **M, **k)
+    x = lambda *s, **k: torch.randn(*s, **M, **k)  # noqa: E731
+    ints = lambda *s, dtype=torch.int64: torch.zeros(*s, dtype=dtype, **M)  # noqa: E731
     C = {}
     C["add"] = lambda: x(3, 4) + x(4)
-    C["add_scalar_int"] = lambda: torch.zeros(3, dtype=torch.int64, **M) + 2.5
+    C["add_scalar_int"] = lambda: ints(3) + 2.5
     C["mul_cpu_scalar"] = lambda: x(3) * torch.tensor(2.)
+    C["promote"] = lambda: (ints(3, dtype=torch.int32) * x(3, dtype=torch.float64), ints(2) / 2, ints(2) // 2)
     C["matmul"] = lambda: x(2, 3, 4) @ x(4, 5)
-    C["matmul_vec"] = lambda: x(4) @ x(4, 5)
+    C["matmul_vec"] = lambda: (x(4) @ x(4, 5), x(2, 3, 4) @ x(4), x(4) @ x(4))
     C["bmm"] = lambda: torch.bmm(x(2, 3, 4), x(2, 4, 5))
     C["einsum"] = lambda: torch.einsum("bij,bjk->bik", x(2, 3, 4), x(2, 4, 5))
     C["sum"] = lambda: (x(3, 4).sum(), x(3, 4).sum(1, keepdim=True), x(3, 4, dtype=torch.float64).mean(0))
-    C["int_sum"] = lambda: torch.zeros(3, 4, dtype=torch.int32, **M).sum()
+    C["int_sum"] = lambda: ints(3, 4, dtype=torch.int32).sum()
+    C["reductions"] = lambda: (x(3, 4).var(1), x(3, 4).std(), x(3, 4).norm(), x(3, 4).prod(0), x(3, 4).amax((0, 1)),
+                               x(3, 4).logsumexp(1), x(3, 4).cumsum(1), ints(3).bool().any())
     C["max"] = lambda: x(3, 4).max(1)
     C["argmax"] = lambda: x(3, 4).argmax(-1)
+    C["sort_topk"] = lambda: (x(3, 5).sort(1), x(3, 5).topk(2), x(3, 5).argsort())
     C["softmax"] = lambda: (F.softmax(x(3, 4), -1), F.log_softmax(x(3, 4), 0))
-    C["reshape"] = lambda: (x(3, 4).reshape(2, 6), x(3, 4).view(-1), x(3, 4).t(), x(2, 3, 4).permute(2, 0, 1), x(3, 1).expand(3, 5), x(3, 4).unsqueeze(0), x(3, 1).squeeze())
+    C["reshape"] = lambda: (x(3, 4).reshape(2, 6), x(3, 4).view(-1), x(3, 4).t(), x(2, 3, 4).permute(2, 0, 1),
+                            x(3, 1).expand(3, 5), x(3, 4).unsqueeze(0), x(3, 1).squeeze(), x(2, 3).repeat(2, 2),
+                            x(2, 3, 4).flatten(1), x(3, 4).t().contiguous(), x(4, 4).tril())
     C["cat"] = lambda: (torch.cat([x(2, 3), x(4, 3)]), torch.stack([x(2, 3), x(2, 3)], 1))
-    C["split"] = lambda: (x(6, 2).split(2), x(6, 2).chunk(3, 1))
-    C["index"] = lambda: (x(5, 4)[1], x(5, 4)[:, 1:3], x(5, 4)[None, ..., 2])
-    C["compare"] = lambda: (x(3) > 0, x(3) == x(3), torch.where(x(3) > 0, x(3), x(3)))
-    C["cast"] = lambda: (x(3).double(), x(3).to(torch.int64), x(3).half())
-    C["unary"] = lambda: (x(3).exp(), x(3).tanh(), x(3).sigmoid(), x(3).relu(), F.gelu(x(3)), x(3).abs(), torch.sqrt(x(3)))
+    C["split"] = lambda: (x(6, 2).split(2), x(6, 2).chunk(3, 1), x(4, 3).unbind(1))
+    C["index"] = lambda: (x(5, 4)[1], x(5, 4)[:, 1:3], x(5, 4)[None, ..., 2], x(5, 4)[ints(2, 3)],
+                          x(5, 4).index_select(1, ints(2)), x(5, 4).gather(1, ints(5, 2)))
+    C["scatter"] = lambda: (x(5, 4).scatter(1, ints(5, 2), x(5, 2)), x(5, 4).index_add(0, ints(3), x(3, 4)),
+                            x(3, 4).masked_fill(x(3, 4) > 0, 0.0))
+    C["compare"] = lambda: (x(3) > 0, x(3) == x(3), torch.where(x(3) > 0, x(3), x(3)), torch.isnan(x(3)))
+    C["cast"] = lambda: (x(3).double(), x(3).to(torch.int64), x(3).half(), x(3).to(x(1, dtype=torch.float64)))
+    C["unary"] = lambda: (x(3).exp(), x(3).tanh(), x(3).sigmoid(), x(3).relu(), F.gelu(x(3)), x(3).abs(),
+                          torch.sqrt(x(3)), x(3).clamp(0, 1), x(3) ** 2, F.softplus(x(3)), F.silu(x(3)))
     C["linear"] = lambda: F.linear(x(5, 3), x(4, 3), x(4))
     C["conv2d"] = lambda: F.conv2d(x(2, 3, 16, 16), x(8, 3, 3, 3), x(8), stride=2, padding=1)
     C["conv1d"] = lambda: F.conv1d(x(2, 3, 16), x(8, 3, 5), None, dilation=2)
-    C["maxpool"] = lambda: (F.max_pool2d(x(2, 3, 16, 16), 2), F.avg_pool2d(x(2, 3, 15, 15), 3, 2, 1), F.adaptive_avg_pool2d(x(2, 3, 15, 15), (4, 5)))
+    C["conv_transpose1d"] = lambda: F.conv_transpose1d(x(2, 4, 7), x(4, 3, 3), stride=3, padding=1, output_padding=2)
+    C["pools"] = lambda: (F.max_pool2d(x(2, 3, 16, 16), 2), F.avg_pool2d(x(2, 3, 15, 15), 3, 2, 1),
+                          F.adaptive_avg_pool2d(x(2, 3, 15, 15), (4, 5)), F.max_pool1d(x(3, 10), 3, ceil_mode=True))
     C["maxpool_idx"] = lambda: F.max_pool2d(x(2, 3, 16, 16), 2, return_indices=True)
+    C["pad_interpolate"] = lambda: (F.pad(x(2, 3, 4), (1, 2)), F.interpolate(x(1, 2, 4, 4), scale_factor=2),
+                                    F.interpolate(x(1, 2, 5), size=7, mode="linear"))
     C["batchnorm"] = lambda: F.batch_norm(x(4, 3, 5), x(3), x(3).abs(), x(3), x(3), training=True)
     C["layernorm"] = lambda: F.layer_norm(x(4, 3, 5), (5,), x(5), x(5))
     C["groupnorm"] = lambda: F.group_norm(x(4, 6, 5), 3, x(6), x(6))
-    C["embedding"] = lambda: F.embedding(torch.zeros(2, 7, dtype=torch.int64, **M), x(10, 4))
+    C["embedding"] = lambda: (F.embedding(ints(2, 7), x(10, 4)), F.one_hot(ints(3), 5))
     C["dropout"] = lambda: F.dropout(x(3, 4), 0.5, training=True)
     C["sdpa"] = lambda: F.scaled_dot_product_attention(x(2, 4, 6, 8), x(2, 4, 6, 8), x(2, 4, 6, 8), is_causal=True)
-    C["cross_entropy"] = lambda: F.cross_entropy(x(4, 5), torch.zeros(4, dtype=torch.int64, **M))
-    C["mse"] = lambda: (F.mse_loss(x(4, 5), x(4, 5)), F.mse_loss(x(4, 5), x(4, 5), reduction="none"))
-    C["nll"] = lambda: F.nll_loss(x(4, 5), torch.zeros(4, dtype=torch.int64, **M))
-    C["arange"] = lambda: (torch.arange(10, **M), torch.arange(0, 1, 0.1, **M), torch.linspace(0, 1, 7, **M), torch.eye(3, 4, **M))
-    C["factories"] = lambda: (torch.zeros(2, 3, **M), torch.ones(2, dtype=torch.int32, **M), torch.full((2,), 3, **M), torch.full((2,), 1.5, **M), torch.empty(0, **M), torch.rand(2, **M), torch.randint(0, 5, (3,), **M), torch.tensor([1, 2], **M), torch.tensor(3.0, **M))
-    C["like"] = lambda: (torch.zeros_like(x(2, 3)), torch.empty_like(x(2, 3), dtype=torch.int64), torch.ones_like(x(2)), torch.full_like(x(2), 7), torch.rand_like(x(2, 3)), torch.randn_like(x(3)), x(2).new_zeros(4), x(2).new_empty((3, 1)))
-    C["to_meta"] = lambda: (torch.ones(2, 3).to("meta"), torch.ones(2, 3, requires_grad=True).to("meta"), torch.ones(2).to(device="meta", dtype=torch.float64))
-    C["inplace"] = lambda: (x(3).add_(1), x(3).zero_(), x(3).fill_(2.0), x(3).uniform_(), x(3).normal_(), x(2, 3).copy_(torch.ones(3)))
+    C["cross_entropy"] = lambda: (F.cross_entropy(x(4, 5), ints(4)), F.cross_entropy(x(4, 5, 3), ints(4, 3), reduction="none"))
+    C["losses"] = lambda: (F.mse_loss(x(4, 5), x(4, 5)), F.mse_loss(x(4, 5), x(4, 5), reduction="none"),
+                           F.nll_loss(x(4, 5), ints(4)), F.binary_cross_entropy_with_logits(x(3), x(3)),
+                           F.smooth_l1_loss(x(3), x(3)), F.kl_div(x(3, 2), x(3, 2), reduction="batchmean"))
+    C["arange"] = lambda: (torch.arange(10, **M), torch.arange(0, 1, 0.1, **M), torch.linspace(0, 1, 7, **M),
+                           torch.eye(3, 4, **M), torch.logspace(0, 1, 3, **M))
+    C["factories"] = lambda: (torch.zeros(2, 3, **M), torch.ones(2, dtype=torch.int32, **M), torch.full((2,), 3, **M),
+                              torch.full((2,), 1.5, **M), torch.empty(0, **M), torch.rand(2, **M),
+                              torch.randint(0, 5, (3,), **M), torch.randperm(4, **M), torch.tensor([1, 2], **M),
+                              torch.tensor(3.0, **M), torch.zeros(2, **M, requires_grad=True))
+    C["like"] = lambda: (torch.zeros_like(x(2, 3)), torch.empty_like(x(2, 3), dtype=torch.int64), torch.ones_like(x(2)),
+                         torch.full_like(x(2), 7), torch.rand_like(x(2, 3)), torch.randn_like(x(3)), x(2).new_zeros(4),
+                         x(2).new_empty((3, 1)), x(2).new_full((2,), 3), x(2).new_tensor([1.0]),
+                         torch.empty_like(torch.ones(2), device="meta"))
+    C["to_meta"] = lambda: (torch.ones(2, 3).to("meta"), torch.ones(2, 3, requires_grad=True).to("meta"),
+                            torch.ones(2).to(device="meta", dtype=torch.float64), torch.ones(2).to(x(1)))
+    C["inplace"] = lambda: (x(3).add_(1), x(3).zero_(), x(3).fill_(2.0), x(3).uniform_(), x(3).normal_(),
+                            x(2, 3).copy_(torch.ones(3)), x(3).mul_(x(3)), x(2, 3).t_(), x(3).clamp_(0, 1))
     return C
 
 
@@ -349,6 +375,43 @@ def _load(lib, assign):
 @pytest.mark.parametrize("assign", [False, True])
 def test_load_state_dict_onto_meta(assign):
     assert _load(numtorch, assign) == _load(ref, assign)
+
+
+def _reset_after_to_empty(lib):
+    """Build on meta (no draws), materialize, then initialise: the values a normal build gives."""
+    nn = lib.nn
+    with lib.device("meta"):
+        m = nn.Sequential(nn.Linear(4, 3), nn.LayerNorm(3), nn.Conv1d(2, 2, 3))
+    m.to_empty(device="cpu")
+    lib.manual_seed(5)
+    for layer in m:
+        layer.reset_parameters()
+    return [p.detach().numpy().tolist() for p in m.parameters()]
+
+
+def test_reset_parameters_after_to_empty():
+    def normal(lib):
+        lib.manual_seed(5)
+        nn = lib.nn
+        m = nn.Sequential(nn.Linear(4, 3), nn.LayerNorm(3), nn.Conv1d(2, 2, 3))
+        return [p.detach().numpy().tolist() for p in m.parameters()]
+    assert _reset_after_to_empty(numtorch) == _reset_after_to_empty(ref) == normal(numtorch) == normal(ref)
+
+
+def _optimizer_state(lib):
+    out = []
+    for make in (lambda ps: lib.optim.Adam(ps), lambda ps: lib.optim.SGD(ps, lr=0.1, momentum=0.9),
+                 lambda ps: lib.optim.AdamW(ps)):
+        p = lib.nn.Parameter(lib.randn(3, 2, device="meta"))
+        p.grad = lib.randn(3, 2, device="meta")
+        opt = make([p])
+        opt.step()
+        out.append([p.is_meta] + [(k, str(v.device), tuple(v.shape)) for k, v in opt.state[p].items() if v.ndim])
+    return out
+
+
+def test_optimizer_step_on_meta():
+    assert _optimizer_state(numtorch) == _optimizer_state(ref)
 
 
 def test_skip_init_builds_on_meta():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 import numpy as np
 
@@ -72,6 +73,16 @@ def array(data, dtype=None, copy=True):
 # ------------------------------------------------------------------------------------------------
 _NO_DATA = bytes(16)  # the one read-only buffer every meta array views, with zero strides
 LIVE = [False]  # True once the process made a meta array: Op.apply reads it to route meta inputs
+# While an op's own forward runs on meta arrays (_ops/_meta.py), an intermediate step may read values
+# (np.nonzero of a mask it made) and sees zeros; outside one, a result shape that depends on values raises.
+_FORWARD = threading.local()  # .depth: > 0 while an op's own forward runs on meta arrays in this thread
+
+
+def in_forward(step: int = 0) -> int:
+    """Change (by ``step``) and return this thread's depth of op forwards running on meta arrays."""
+    d = getattr(_FORWARD, "depth", 0) + step
+    _FORWARD.depth = d
+    return d
 
 
 class MetaArray(np.ndarray):
@@ -111,7 +122,7 @@ class MetaArray(np.ndarray):
     def __array_function__(self, func, types, args, kwargs):
         if func in _WRITERS and type(args[0] if args else kwargs.get("dst", kwargs.get("a"))) is MetaArray:
             return None  # writing into a meta array: nothing to write
-        if func in _DATA_DEPENDENT:
+        if func in _DATA_DEPENDENT and not in_forward():
             _no_data(func.__name__)
         rule = _FUNCTION_RULES.get(func)
         if rule is not None and "out" not in kwargs:
@@ -131,12 +142,15 @@ class MetaArray(np.ndarray):
         pass
 
     def __getitem__(self, key):
-        if any(type(k) is MetaArray and k.dtype == np.bool_ for k in (key if type(key) is tuple else (key,))):
+        if not in_forward() and any(type(k) is MetaArray and k.dtype == np.bool_
+                                     for k in (key if type(key) is tuple else (key,))):
             _no_data("boolean mask indexing")
         return _wrap(self.view(np.ndarray)[_plain(key)])
 
     def nonzero(self):
-        _no_data("nonzero")
+        if not in_forward():
+            _no_data("nonzero")
+        return _wrap(self.view(np.ndarray).nonzero())
 
     def astype(self, dtype, *args, **kwargs):
         return meta(self.shape, np.dtype(dtype))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._backend import MetaArray, meta
+from .._backend import MetaArray, in_forward, meta
 from .._tensor import Tensor
 from ..autograd import function
 
@@ -72,8 +72,12 @@ def _forward(self, *arrays, **kwargs):
     if rule is not None:
         out = rule(self, *arrays, **kwargs)
     else:
-        with np.errstate(all="ignore"):
-            out = orig.forward(self, *arrays, **kwargs)
+        in_forward(1)
+        try:
+            with np.errstate(all="ignore"):
+                out = orig.forward(self, *arrays, **kwargs)
+        finally:
+            in_forward(-1)
         self.__dict__.clear()  # what the forward kept is for a backward the twin does not run
     self._meta_in = shapes
     return tuple(to_meta(o) for o in out) if type(out) is tuple else to_meta(out)

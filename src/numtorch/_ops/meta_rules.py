@@ -13,6 +13,7 @@ import numpy as np
 from .._backend import meta
 from .conv import ConvolutionBackward0
 from .embedding import EmbeddingBackward0
+from .indexing import MaskedSelectBackward0
 from .nn_ops import GeluBackward0, _Activation
 from .pooling import _AdaptiveMax, _AvgPool, _MaxPool
 from .unary import ReluBackward0
@@ -35,7 +36,8 @@ def _conv(node, x, w, b, *, stride, pads, dilation, groups, transposed, output_p
                     for s, st, (lo, hi), d, k, op in zip(sp, stride, pads, dilation, ks, output_padding))
         o = w.shape[1] * groups
     else:
-        out = tuple((s + lo + hi - d * (k - 1) - 1) // st + 1 for s, st, (lo, hi), d, k in zip(sp, stride, pads, dilation, ks))
+        out = tuple((s + lo + hi - d * (k - 1) - 1) // st + 1
+                    for s, st, (lo, hi), d, k in zip(sp, stride, pads, dilation, ks))
         o = w.shape[0]
     return meta(n + (o,) + out, np.result_type(x.dtype, w.dtype))
 
@@ -49,6 +51,12 @@ def _avg_pool(node, x, *, out_sp, **_):
     return meta(x.shape[:x.ndim - len(out_sp)] + tuple(out_sp), x.dtype)
 
 
+def _data_dependent(node, *args, **kwargs):
+    """PyTorch's meta kernels raise for ops whose result shape depends on the values."""
+    raise NotImplementedError(f"{node.name()} on meta tensors: the shape of the result depends on the tensor's "
+                              f"values, which a meta tensor does not have")
+
+
 def _embedding(node, w, indices, padding_idx, scale_grad_by_freq):
     return meta(indices.shape + w.shape[1:], w.dtype)
 
@@ -58,3 +66,4 @@ ConvolutionBackward0._meta_rule = _conv
 _MaxPool._meta_rule = _AdaptiveMax._meta_rule = _max_pool
 _AvgPool._meta_rule = _avg_pool
 EmbeddingBackward0._meta_rule = _embedding
+MaskedSelectBackward0._meta_rule = _data_dependent
