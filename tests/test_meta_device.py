@@ -446,6 +446,20 @@ def test_gpt_built_on_meta_then_materialized():
     assert numtorch.equal(a, b) and la.item() == lb.item()
 
 
+def test_hot_path_is_back_once_meta_tensors_are_gone():
+    """Op.apply consults the meta dispatcher only while meta arrays are alive (``_backend.LIVE``)."""
+    import gc
+    from numtorch._backend import LIVE
+    gc.collect()
+    before = len(LIVE)
+    x = numtorch.randn(4, 3, device="meta", requires_grad=True)
+    (x.t() @ x).sum().backward()
+    assert len(LIVE) > before
+    del x
+    gc.collect()
+    assert len(LIVE) == before
+
+
 def test_big_model_on_meta_costs_no_memory():
     """Linear(20000, 20000) (1.6 GB of float32 weights) with a (512, 20000) batch, forward and backward."""
     def run():

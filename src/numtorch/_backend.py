@@ -72,7 +72,9 @@ def array(data, dtype=None, copy=True):
 # The meta backend: arrays with a shape and a dtype but no data (``device="meta"``)
 # ------------------------------------------------------------------------------------------------
 _NO_DATA = bytes(16)  # the one read-only buffer every meta array views, with zero strides
-LIVE = [False]  # True once the process made a meta array: Op.apply reads it to route meta inputs
+# One entry per meta array alive (list append/pop are atomic): while it is not empty, Op.apply asks
+# whether an op's inputs are meta; once every meta array is gone, that costs nothing again.
+LIVE = []
 # While an op's own forward runs on meta arrays (_ops/_meta.py), an intermediate step may read values
 # (np.nonzero of a mask it made) and sees zeros; outside one, a result shape that depends on values raises.
 _FORWARD = threading.local()  # .depth: > 0 while an op's own forward runs on meta arrays in this thread
@@ -96,6 +98,12 @@ class MetaArray(np.ndarray):
     (``a[k] = v``, ``out=a``, ``fill``) write nothing. Its values read as zeros; numtorch never shows
     them to users (``Tensor.item()``/``numpy()`` on a meta tensor raise, as in PyTorch).
     """
+
+    def __array_finalize__(self, obj):  # every new meta array, however NumPy made it
+        LIVE.append(None)
+
+    def __del__(self):
+        LIVE.pop()
 
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kw):
         if out is not None:
@@ -179,7 +187,6 @@ _WRITERS = (np.copyto, np.put, np.place, np.putmask, np.put_along_axis, np.fill_
 
 def meta(shape, dtype) -> MetaArray:
     """A new meta array of ``shape`` and ``dtype`` (no memory)."""
-    LIVE[0] = True
     shape = tuple(shape)
     return MetaArray(shape, dtype, buffer=_NO_DATA, strides=(0,) * len(shape))
 

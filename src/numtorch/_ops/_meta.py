@@ -1,7 +1,7 @@
 """Ops on ``meta`` tensors: shapes and dtypes without data (PyTorch's meta device, docs/meta.md).
 
 A meta tensor's ``_data`` is a ``_backend.MetaArray``: any shape and dtype over 16 shared zero bytes.
-Once the process has made one, ``Op.apply`` hands every op call to ``dispatch``, which returns
+While meta arrays are alive, ``Op.apply`` hands every op call to ``dispatch``, which returns
 NotImplemented (the op then runs as usual) unless an input is meta. With a meta input the op runs as
 its **meta twin**: a subclass with the same name (so ``grad_fn`` prints as PyTorch's) whose
 

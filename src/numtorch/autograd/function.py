@@ -42,8 +42,8 @@ vmap_function = None  # and a custom Function's apply on batched tensors (func/_
 fw_apply = fw_function_apply = None
 
 # Set by ``_ops/_meta.py``: ``meta_dispatch(cls, args, kwargs)`` runs an Op on meta tensors (shapes and
-# dtypes only), or returns NotImplemented when no input is meta. Op.apply asks only once the process has
-# made a meta tensor (``_backend.LIVE``), so until then it costs one list read.
+# dtypes only), or returns NotImplemented when no input is meta. Op.apply asks only while
+# meta arrays are alive (``_backend.LIVE`` is not empty); otherwise it costs one truth test of a list.
 meta_dispatch = None
 
 
@@ -132,7 +132,7 @@ class Op(Node):
             return vmap_dispatch(cls, args, kwargs)
         if _State.fw:  # forward AD: some dual level is entered in this thread (forward_ad.py)
             return fw_apply(cls, args, kwargs)
-        if _META_LIVE[0] and not cls._meta_op:  # meta tensors exist: shapes only if an input is one
+        if _META_LIVE and not cls._meta_op:  # meta tensors exist: shapes only if an input is one
             out = meta_dispatch(cls, args, kwargs)
             if out is not NotImplemented:
                 return out
