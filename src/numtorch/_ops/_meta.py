@@ -35,18 +35,12 @@ def dispatch(cls, args, kwargs):
     """Run ``cls`` on meta inputs as its meta twin; NotImplemented when no input is a meta tensor."""
     found = other = None
     for a in args:
-        if isinstance(a, Tensor):
-            if type(a._data) is MetaArray:
-                found = a
-            elif a._data.ndim:
-                other = a
-        elif type(a) is list or type(a) is tuple:  # ops on tensor lists (cat, stack)
-            for t in a:
-                if isinstance(t, Tensor):
-                    if type(t._data) is MetaArray:
-                        found = t
-                    elif t._data.ndim:
-                        other = t
+        for t in (a if type(a) is list or type(a) is tuple else (a,)):  # ops on tensor lists: cat, stack
+            if isinstance(t, Tensor):
+                if type(t._data) is MetaArray:
+                    found = t
+                elif t._data.ndim:
+                    other = t
     if found is None:
         return NotImplemented
     if other is not None:
