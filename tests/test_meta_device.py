@@ -226,6 +226,7 @@ _READS = {
     "mix_cpu_0d": lambda t, x: x + t.tensor(1.0),
     "copy_into_cpu": lambda t, x: t.zeros(3, 4).copy_(x),
     "nonzero": lambda t, x: t.nonzero(x),
+    "legacy_constructor": lambda t, x: t.Tensor(2, 3, device="meta"),
     "masked_select": lambda t, x: t.masked_select(x, x > 0),
     "bool_index": lambda t, x: x[x > 0],
     "unique": lambda t, x: t.unique(x),

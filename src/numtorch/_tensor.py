@@ -68,8 +68,8 @@ class Tensor:
     def __init__(self, *args, **kwargs):
         if hasattr(self, "_data"):  # a subclass's __new__ already made it (x.as_subclass(cls)): as in PyTorch,
             return                  # __init__ then changes nothing
-        if kwargs.get("device") is not None:
-            check(kwargs["device"])
+        if kwargs.get("device") is not None and check(kwargs["device"]).type != "cpu":
+            raise RuntimeError("legacy constructor expects device type: cpu but device type: meta was passed")
         if len(args) == 1 and isinstance(args[0], np.ndarray):
             data = np.array(args[0], dtype=_dtype.float32.np)
         elif len(args) == 1 and isinstance(args[0], Tensor):
