@@ -20,7 +20,7 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"numtorch(\.
 from math import e, inf, nan, pi  # torch.e, torch.pi, torch.inf, torch.nan: Python floats, as in PyTorch
 
 from . import _dtype
-from ._device import device
+from ._device import device, get_default_device, set_default_device
 from ._dtype import (bfloat16, bool, complex64, complex128, dtype, float16, float32, float64,  # noqa: A004
                      get_default_dtype, int8, int16, int32, int64, promote_types, result_type,
                      set_default_dtype, uint8, uint16, uint32, uint64)
@@ -46,6 +46,7 @@ from ._ops.dropout import *  # noqa: F401,F403
 from ._ops.embedding import *  # noqa: F401,F403
 from ._ops.norm_ops import *  # noqa: F401,F403
 from ._ops.losses import *  # noqa: F401,F403
+from ._ops import meta_rules as _meta_rules  # noqa: F401,E402  (shape rules of heavy ops on meta tensors)
 from ._ops.special import *  # noqa: F401,F403
 from ._ops.complex_ops import *  # noqa: F401,F403
 from ._ops.resample import channel_shuffle  # noqa: E402,F401

@@ -23,6 +23,7 @@ import pickle
 import numpy as np
 
 from . import _dtype
+from ._backend import meta
 from ._device import device as _Device
 from ._ops.sparse import sparse_coo_tensor as _sparse_coo_tensor
 from ._tensor import Size, Tensor, _make
@@ -147,6 +148,16 @@ def _set_tensor_state(t, state):
     t.__dict__.update(state)
 
 
+def _rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad=False):
+    """``torch._utils._rebuild_meta_tensor_no_storage``: a saved meta tensor (shape and dtype, no data)."""
+    if not isinstance(dtype, _dtype.dtype) or not isinstance(size, (tuple, list)) or \
+            not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 2 ** 62 for n in size):
+        raise pickle.UnpicklingError("_rebuild_meta_tensor_no_storage expects a dtype and a size of non-negative ints")
+    if not isinstance(requires_grad, bool):
+        raise pickle.UnpicklingError("_rebuild_meta_tensor_no_storage: requires_grad must be a bool")
+    return _make(meta(tuple(size), dtype.np), requires_grad and (dtype.is_floating_point or dtype.is_complex))
+
+
 def _rebuild_parameter(data, requires_grad, backward_hooks, *args):
     """``torch._utils._rebuild_parameter``."""
     if not isinstance(data, Tensor):
@@ -233,6 +244,7 @@ _ALLOWED_CALLABLES = {
     "collections.Counter": collections.Counter,
     "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
     "torch._utils._rebuild_parameter": _rebuild_parameter,
+    "torch._utils._rebuild_meta_tensor_no_storage": _rebuild_meta_tensor_no_storage,
     "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
     "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
     "torch.serialization._get_layout": _get_layout,

@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 
 from . import _dtype, _tensor_storage as _storage
-from ._device import CPU, check
+from ._backend import MetaArray, meta
+from ._device import CPU, META, check
 from ._tensor_sparse import SparseCOO, sparse_coo, strided
 from ._tensor_str import tensor_repr
 
@@ -68,8 +69,8 @@ class Tensor:
     def __init__(self, *args, **kwargs):
         if hasattr(self, "_data"):  # a subclass's __new__ already made it (x.as_subclass(cls)): as in PyTorch,
             return                  # __init__ then changes nothing
-        if kwargs.get("device") is not None:
-            check(kwargs["device"])
+        if kwargs.get("device") is not None and check(kwargs["device"]).type != "cpu":
+            raise RuntimeError("legacy constructor expects device type: cpu but device type: meta was passed")
         if len(args) == 1 and isinstance(args[0], np.ndarray):
             data = np.array(args[0], dtype=_dtype.float32.np)
         elif len(args) == 1 and isinstance(args[0], Tensor):
@@ -101,7 +102,7 @@ class Tensor:
 
     @property
     def device(self):
-        return CPU
+        return META if type(self._data) is MetaArray else CPU
 
     @property
     def is_cuda(self):
@@ -109,10 +110,15 @@ class Tensor:
 
     @property
     def is_cpu(self):
-        return True
+        return type(self._data) is not MetaArray
 
-    # numtorch tensors live on the CPU and unquantized: the other devices' and layouts' flags are False
-    is_mps = is_xpu = is_meta = is_quantized = is_mkldnn = is_sparse_csr = is_cuda
+    @property
+    def is_meta(self):
+        """True for a tensor on the ``meta`` device: a shape and a dtype, no data (docs/meta.md)."""
+        return type(self._data) is MetaArray
+
+    # numtorch tensors live on the CPU (or meta) and unquantized: the other devices' and layouts' flags are False
+    is_mps = is_xpu = is_quantized = is_mkldnn = is_sparse_csr = is_cuda
 
     @property
     def is_sparse(self) -> bool:
@@ -141,11 +147,16 @@ class Tensor:
         return self._data.itemsize
 
     def stride(self, dim=None):
-        """Strides in elements (not bytes), as PyTorch reports them."""
-        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        """Strides in elements (not bytes), as PyTorch reports them (a meta tensor: row-major strides)."""
+        if type(self._data) is MetaArray:
+            st = _contiguous_strides(self._data.shape)
+        else:
+            st = tuple(s // self._data.itemsize for s in self._data.strides)
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
     def storage_offset(self) -> int:
+        if type(self._data) is MetaArray:
+            return 0
         base = self._data
         while isinstance(base.base, np.ndarray):
             base = base.base
@@ -153,6 +164,8 @@ class Tensor:
         return off // self._data.itemsize
 
     def data_ptr(self) -> int:
+        if type(self._data) is MetaArray:
+            return 0  # as PyTorch's meta tensors: no memory
         return self._data.__array_interface__["data"][0]
 
     @property
@@ -197,6 +210,8 @@ class Tensor:
             if self._data.ndim != nd:
                 return False
             return self._data.transpose(0, *range(2, nd), 1).flags.c_contiguous
+        if type(self._data) is MetaArray:
+            return True
         return self._data.flags.c_contiguous
 
     def is_floating_point(self) -> bool:
@@ -288,9 +303,14 @@ class Tensor:
         if self._rg and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")
+        if type(self._data) is MetaArray:
+            raise TypeError("can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
+                            "to host memory first.")
         return self._data.copy() if force and self._rg else self._data
 
     def __array__(self, dtype=None, copy=None):
+        if type(self._data) is MetaArray:
+            self.numpy(force=True)  # raises PyTorch's TypeError
         arr = self.numpy()
         if dtype is not None and arr.dtype != dtype:
             return arr.astype(dtype)
@@ -300,10 +320,13 @@ class Tensor:
         """The value of a one-element tensor as a Python number (``torch.Tensor.item``)."""
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        _no_values(self)
         v = self._data.reshape(()).item() if self._data.dtype.kind != "V" else float(self._data.reshape(()))
         return v
 
     def tolist(self):
+        if type(self._data) is MetaArray:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         if self._data.dtype.kind == "V":
             return self._data.astype(np.float32).tolist()
         return self._data.tolist()
@@ -314,21 +337,25 @@ class Tensor:
         return self._data.shape[0]
 
     def __bool__(self):
+        _no_values(self)
         if self._data.size != 1:
             raise RuntimeError(f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} is ambiguous")
         return bool(self._data.reshape(()))
 
     def __float__(self):
+        _no_values(self)
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return float(self._data.reshape(()))
 
     def __int__(self):
+        _no_values(self)
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self._data.reshape(()))
 
     def __complex__(self):
+        _no_values(self)
         return complex(self._data.reshape(()))
 
     def __index__(self):
@@ -357,7 +384,7 @@ class Tensor:
                                "https://github.com/pytorch/pytorch/pull/103001")
         if id(self) in memo:
             return memo[id(self)]
-        new = _make(self._data.copy(), self._rg, type(self))
+        new = _make(self._data.copy(), self._rg, type(self))  # a meta array's copy is a meta array
         memo[id(self)] = new
         if self._grad is not None:
             new._grad = copy.deepcopy(self._grad, memo)
@@ -367,6 +394,8 @@ class Tensor:
         return new
 
     def __reduce_ex__(self, proto):
+        if type(self._data) is MetaArray:  # no data to pickle: the shape and dtype
+            return (_rebuild_meta, (self._data.shape, self._data.dtype.str, self._rg, _python_state(self)))
         return (_rebuild_tensor, (self._data, self._rg, _python_state(self)))
 
     def __setstate__(self, state):
@@ -401,6 +430,20 @@ class Tensor:
         return tuple(sorted(range(self._data.ndim), key=lambda d: -strides[d]))
 
 
+def _no_values(t):
+    """RuntimeError, in PyTorch's words, when a Python value is asked of a meta tensor."""
+    if type(t._data) is MetaArray:
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+
+
+def _contiguous_strides(shape) -> tuple:
+    st, acc = [], 1
+    for n in reversed(shape):
+        st.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(st))
+
+
 def _python_state(t):
     """The user's Python attributes of ``t`` (its ``__dict__``) for pickling and deepcopy, or None;
     post-accumulate-grad hooks stay behind, as in PyTorch (where they are not Python attributes)."""
@@ -412,6 +455,13 @@ def _python_state(t):
 
 def _rebuild_tensor(data, requires_grad, state=None, cls=None):
     t = _make(data.copy() if type(data) is SparseCOO else np.array(data, copy=True), requires_grad, cls or Tensor)
+    if state:
+        t.__dict__.update(state)
+    return t
+
+
+def _rebuild_meta(shape, dtype, requires_grad, state=None):
+    t = _make(meta(shape, np.dtype(dtype)), requires_grad)
     if state:
         t.__dict__.update(state)
     return t

@@ -134,6 +134,13 @@ def _part(name, arr, indent):
     return prefix + body + ("" if arr.size else f", size={tuple(arr.shape)}") + ")"
 
 
+def _grad_suffix(t) -> list:
+    """``grad_fn=<...>`` or ``requires_grad=True`` (or nothing), the last suffix PyTorch prints."""
+    if t.grad_fn is not None and t._rg:
+        return [f"grad_fn=<{t.grad_fn.name()}>"]
+    return ["requires_grad=True"] if t._rg else []
+
+
 def _sparse_repr(t, prefix) -> str:
     """PyTorch's print of a sparse COO tensor: indices, values, then size/nnz/dtype/layout on new lines."""
     p, indent = t._data, len(prefix)
@@ -144,17 +151,24 @@ def _sparse_repr(t, prefix) -> str:
                  _dtype.bool):
         suffixes.append(f"dtype={d!r}")
     suffixes.append("layout=torch.sparse_coo")
-    if t.grad_fn is not None and t._rg:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
-    elif t._rg:
-        suffixes.append("requires_grad=True")
+    suffixes += _grad_suffix(t)
     return _add_suffixes(prefix + body, suffixes, indent, force_newline=True)
+
+
+def _meta_repr(t, prefix) -> str:
+    suffixes = ["device='meta'", f"size={tuple(t._data.shape)}"]
+    if t.dtype is not _dtype.get_default_dtype():
+        suffixes.append(f"dtype={t.dtype!r}")
+    suffixes += _grad_suffix(t)
+    return prefix + "..., " + ", ".join(suffixes) + ")"
 
 
 def tensor_repr(t, prefix="tensor(") -> str:
     arr = t._data
     if type(arr) is SparseCOO:
         return _sparse_repr(t, prefix)
+    if t.is_meta:  # no data: PyTorch prints "..." and the size
+        return _meta_repr(t, prefix)
     if arr.dtype.kind == "V" or arr.dtype == np.float16:  # PyTorch prints half types through float32
         arr = arr.astype(np.float32)
     suffixes = []
@@ -171,8 +185,5 @@ def tensor_repr(t, prefix="tensor(") -> str:
         body = format_data(arr, len(prefix))
         if d not in (default, default_complex, _dtype.int64, _dtype.bool):
             suffixes.append(f"dtype={d!r}")
-    if t.grad_fn is not None and t._rg:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
-    elif t._rg:
-        suffixes.append("requires_grad=True")
+    suffixes += _grad_suffix(t)
     return _add_suffixes(prefix + body, suffixes, len(prefix))

@@ -117,6 +117,10 @@ class _TorchPickler(pickle._Pickler):  # the pure-Python pickler lets us write t
                 return (_Global("torch._utils", "_rebuild_sparse_tensor"),
                         (_Layout(), (_make(p.indices), _make(p.values), Size(p.shape),
                                                            p.coalesced)))
+            if obj.is_meta and not isinstance(obj, Parameter):  # no data: the dtype, size, strides, as PyTorch
+                return (_Global("torch._utils", "_rebuild_meta_tensor_no_storage"),
+                        (_Global("torch", str(obj.dtype).split(".")[-1]), tuple(obj._data.shape), obj.stride(),
+                         obj._rg))
             if isinstance(obj, Parameter):
                 plain = _make(obj._data)
                 return (_Global("torch._utils", "_rebuild_parameter"),

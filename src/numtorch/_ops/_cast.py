@@ -6,7 +6,10 @@ writes apply (float into int, int into bool, complex into real are refused).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import _dtype
+from .._backend import meta
 from .._tensor import Tensor
 from ..autograd.function import Op
 
@@ -15,9 +18,9 @@ __all__ = ["cast", "ToCopyBackward0"]
 
 class ToCopyBackward0(Op):
     _vmap = "elementwise"  # batching rule kind (func/_batching_rules.py)
-    def forward(self, a, dtype):
+    def forward(self, a, dtype, to_meta=False):
         self.src = a.dtype
-        return a.astype(dtype)
+        return meta(a.shape, np.dtype(dtype)) if to_meta else a.astype(dtype)  # to_meta: x.to("meta")
 
     def backward(self, g):
         if g.dtype.kind == "c" and self.src.kind != "c":

@@ -8,7 +8,7 @@ from .. import _dtype
 from .._device import check as _check_device
 from .._device import device as _Device
 from .._tensor import Tensor
-from ._cast import cast
+from ._cast import ToCopyBackward0, cast
 
 __all__ = ["to", "type_", "type_as", "cpu", "cuda"]
 
@@ -39,7 +39,10 @@ def to(self: Tensor, *args, **kwargs) -> Tensor:
     RuntimeError for devices without a backend (``"cuda"``).
     """
     dtype, device, kwargs = _parse_to(args, kwargs)
-    _check_device(device)
+    if device is not None and _check_device(device).type != self.device.type:  # to or from meta
+        if self.is_meta:
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        return ToCopyBackward0.apply(self, dtype=self._data.dtype if dtype is None else dtype.np, to_meta=True)
     fmt = kwargs.get("memory_format")
     if fmt is not None and str(fmt).split(".")[-1] != "preserve_format" and not self.is_contiguous(memory_format=fmt):
         self = self.clone(memory_format=fmt)  # noqa: PLW0642 (then cast below, keeping the layout)
@@ -91,6 +94,8 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
 
 
 def cpu(self: Tensor, memory_format=None) -> Tensor:
+    if self.is_meta:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     return self
 
 

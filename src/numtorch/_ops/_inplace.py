@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._backend import MetaArray
 from .._tensor import Tensor, _make
 from ..autograd import function
 from ..autograd.forward_ad import inplace_tangent, jvp_linear, zero_tangent
@@ -129,6 +130,8 @@ def _fast_inplace(self, fn, other) -> bool:
 
 def _store(self, res):
     check_writable(self._data)
+    if type(res._data) is MetaArray and type(self._data) is not MetaArray:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     if not _can_cast(res._data.dtype, self._data.dtype):
         raise RuntimeError(f"result type {res.dtype._aten_name} can't be cast to the desired output "
                            f"type {self.dtype._aten_name}")

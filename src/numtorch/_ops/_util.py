@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from .. import _dtype
+from .._backend import MetaArray
 from .._tensor import Tensor, _make, _wrap_dim
 from ..autograd import function
 from ..autograd.grad_mode import _State
@@ -141,17 +142,22 @@ def _mismatch(a, b):
     return sa, sb, 0
 
 
+def _result(r):
+    """A NumPy call's result as an array; a meta array (no data, docs/meta.md) stays one."""
+    return r if type(r) is MetaArray else np.asarray(r)
+
+
 def _nondiff(fn, a, b=None):
     """Run a non-differentiable NumPy function on Tensor/scalar operands; result never requires grad."""
     if _State.vmap:  # inside vmap: elementwise on the batched operands (func/_batched.py)
         return function.vmap_nondiff(fn, a, b)
     if b is None:
-        return _make(np.asarray(fn(a._data)))
+        return _make(_result(fn(a._data)))
     a, b = prep2(a, b)
     x = a._data if isinstance(a, Tensor) else a
     y = b._data if isinstance(b, Tensor) else b
     try:
-        return _make(np.asarray(fn(x, y)))
+        return _make(_result(fn(x, y)))
     except ValueError:
         _bshape(x, y)
         raise
@@ -184,7 +190,7 @@ def check_writable(a: np.ndarray):
     """RuntimeError before a write into read-only memory: an expanded tensor (PyTorch's message), or
     one sharing a read-only NumPy array's memory (PyTorch writes there, undefined behaviour, after
     warning at ``from_numpy``; NumPy cannot)."""
-    if a.flags.writeable:
+    if a.flags.writeable or type(a) is MetaArray:  # a meta array takes writes (of nothing)
         return
     if 0 in a.strides:
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
@@ -330,7 +336,7 @@ class _ValueReduction:
     def apply(cls, input, axes=None, keepdim=False):
         if _State.vmap:
             return function.vmap_dispatch(cls, (input,), {"axes": axes, "keepdim": keepdim})
-        return _make(np.asarray(cls.fn(input._data, axes, keepdim)))
+        return _make(_result(cls.fn(input._data, axes, keepdim)))
 
 
 def value_reduction(name, fn):

@@ -19,6 +19,7 @@ from .._device import check as _check_device
 from .._tensor import Tensor, _make
 from ..autograd import function as _function
 from ._layout import laid_out
+from ._meta import to_meta
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace", "eye", "scalar_tensor",
@@ -100,17 +101,16 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     dtype is inferred like PyTorch: Python floats give the default dtype (float32), ints int64,
     bools bool; NumPy arrays keep their dtype. RuntimeError for ``requires_grad`` on a non-float dtype.
     """
-    _check_device(device)
+    dev = _check_device(device)
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
     d = _dtype.from_np(np.dtype(dtype.np if isinstance(dtype, _dtype.dtype) else dtype)) if dtype is not None \
         else _infer_dtype(data)
-    t = _make(_to_array(data, d.np))
-    if requires_grad:
-        _require_grad(t)
-    return t
+    if isinstance(data, Tensor) and data.is_meta:
+        return _finish(to_meta(data._data).astype(d.np), requires_grad, dev)
+    return _finish(_to_array(data, d.np), requires_grad, dev)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
@@ -200,7 +200,10 @@ def _shape(fn, args, size):
     return _size((size,))
 
 
-def _finish(arr, requires_grad):
+def _finish(arr, requires_grad, device=None):
+    """``arr`` as a new leaf, on ``device`` ("meta": its shape and dtype only)."""
+    if device is not None and device.type == "meta" and type(arr) is not B.MetaArray:
+        arr = to_meta(arr)
     t = _make(arr)
     if requires_grad:
         _require_grad(t)
@@ -213,21 +216,21 @@ def _npd(dtype):
 
 def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """A tensor of zeros with shape ``size`` (``torch.zeros``); default dtype float32."""
-    _check_device(device)
-    return _finish(B.zeros(_shape("zeros", sizes, size), _npd(dtype)), requires_grad)
+    dev = _check_device(device)
+    return _finish(B.zeros(_shape("zeros", sizes, size), _npd(dtype), dev), requires_grad)
 
 
 def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """A tensor of ones with shape ``size`` (``torch.ones``)."""
-    _check_device(device)
-    return _finish(B.ones(_shape("ones", sizes, size), _npd(dtype)), requires_grad)
+    dev = _check_device(device)
+    return _finish(B.ones(_shape("ones", sizes, size), _npd(dtype), dev), requires_grad)
 
 
 def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     """An uninitialized tensor (``torch.empty``)."""
-    _check_device(device)
-    return _finish(B.empty(_shape("empty", sizes, size), _npd(dtype)), requires_grad)
+    dev = _check_device(device)
+    return _finish(B.empty(_shape("empty", sizes, size), _npd(dtype), dev), requires_grad)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, **_):
@@ -236,18 +239,19 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor filled with ``fill_value`` (``torch.full``); dtype inferred from the value if not given."""
-    _check_device(device)
+    dev = _check_device(device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     d = _dtype.to_np(dtype) if dtype is not None else _infer_dtype(fill_value).np
-    return _finish(B.full(_size((size,)) if not isinstance(size, int) else (size,), fill_value, d), requires_grad)
+    return _finish(B.full(_size((size,)) if not isinstance(size, int) else (size,), fill_value, d, dev),
+                   requires_grad)
 
 
 def _like(input, dtype):
     return input._data.dtype if dtype is None else _dtype.to_np(dtype)
 
 
-def _made_like(input, make, dtype, requires_grad, memory_format=None):
+def _made_like(input, make, dtype, requires_grad, memory_format=None, device=None):
     """``make(shape, np_dtype)`` shaped like ``input``; inside vmap, one per sample: a batched tensor
     over the physical shape (``autograd.function.vmap_wrap``, set by ``func/_batched.py``), as PyTorch's
     ``*_like`` ops give under vmap."""
@@ -256,31 +260,35 @@ def _made_like(input, make, dtype, requires_grad, memory_format=None):
     if src is not None:
         phys, levels = src
         return _function.vmap_wrap(_finish(make(phys._data.shape, dt), requires_grad), levels)
+    dev = input.device if device is None else _check_device(device)  # as the input's unless given
+    if dev.type == "meta":
+        return _finish(B.empty(input._data.shape, dt, dev), requires_grad)
     arr = make(input._data.shape, dt)
-    if memory_format is not None or not input._data.flags.c_contiguous:  # laid out as asked / as the input
+    if memory_format is not None or not (input._data.flags.c_contiguous or input.is_meta):  # as asked / as input
         arr = laid_out(arr, memory_format, like=input._data)
     return _finish(arr, requires_grad)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _made_like(input, B.zeros, dtype, requires_grad, memory_format)
+    return _made_like(input, B.zeros, dtype, requires_grad, memory_format, device)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _made_like(input, B.ones, dtype, requires_grad, memory_format)
+    return _made_like(input, B.ones, dtype, requires_grad, memory_format, device)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _made_like(input, B.empty, dtype, requires_grad, memory_format)
+    return _made_like(input, B.empty, dtype, requires_grad, memory_format, device)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _made_like(input, lambda shape, dt: B.full(shape, fill_value, dt), dtype, requires_grad, memory_format)
+    return _made_like(input, lambda shape, dt: B.full(shape, fill_value, dt), dtype, requires_grad, memory_format,
+                      device)
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """Values in ``[start, end)`` spaced by ``step`` (``torch.arange``); int64 unless a bound is a float."""
-    _check_device(device)
+    dev = _check_device(device)
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -299,36 +307,38 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         # PyTorch computes in double, then casts
         n = int(np.ceil((vals[1] - vals[0]) / vals[2]))
         arr = (vals[0] + np.arange(n, dtype=np.float64) * vals[2]).astype(npd)
-    return _finish(arr, requires_grad)
+    return _finish(arr, requires_grad, dev)
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (``torch.linspace``)."""
-    _check_device(device)
+    dev = _check_device(device)
     start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    return _finish(np.linspace(start, end, steps, dtype=np.float64).astype(_npd(dtype)), requires_grad)
+    return _finish(np.linspace(start, end, steps, dtype=np.float64).astype(_npd(dtype)), requires_grad, dev)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
     """``steps`` values ``base ** linspace(start, end, steps)`` (``torch.logspace``)."""
-    _check_device(device)
+    dev = _check_device(device)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    return _finish(np.logspace(start, end, steps, base=base).astype(_npd(dtype)), requires_grad)
+    return _finish(np.logspace(start, end, steps, base=base).astype(_npd(dtype)), requires_grad, dev)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The ``n x m`` identity matrix (``torch.eye``)."""
-    _check_device(device)
+    dev = _check_device(device)
     if n < 0 or (m is not None and m < 0):
         raise RuntimeError(f"{'n' if n < 0 else 'm'} must be greater or equal to 0, got {n if n < 0 else m}")
+    if dev.type == "meta":
+        return _finish(B.empty((n, n if m is None else m), _npd(dtype), dev), requires_grad)
     return _finish(np.eye(n, n if m is None else m, dtype=_npd(dtype)), requires_grad)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
-    return _finish(np.asarray(s, _npd(dtype)), requires_grad)
+    return _finish(np.asarray(s, _npd(dtype)), requires_grad, _check_device(device))
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None):
@@ -387,32 +397,32 @@ def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad=False,
     """Zeros of ``size`` (varargs or one sequence) with ``self``'s dtype unless ``dtype`` is given
     (``Tensor.new_zeros``). TypeError for a non-int size; RuntimeError for a negative one, or for
     ``requires_grad`` with an integer dtype."""
-    _check_device(device)
-    return _finish(B.zeros(_new_size(size, "new_zeros"), _new_npd(self, dtype)), requires_grad)
+    dev = self.device if device is None else _check_device(device)
+    return _finish(B.zeros(_new_size(size, "new_zeros"), _new_npd(self, dtype), dev), requires_grad)
 
 
 def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """Ones of ``size`` with ``self``'s dtype by default (``Tensor.new_ones``)."""
-    _check_device(device)
-    return _finish(B.ones(_new_size(size, "new_ones"), _new_npd(self, dtype)), requires_grad)
+    dev = self.device if device is None else _check_device(device)
+    return _finish(B.ones(_new_size(size, "new_ones"), _new_npd(self, dtype), dev), requires_grad)
 
 
 def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """An uninitialized tensor of ``size`` with ``self``'s dtype by default (``Tensor.new_empty``)."""
-    _check_device(device)
-    return _finish(B.empty(_new_size(size, "new_empty"), _new_npd(self, dtype)), requires_grad)
+    dev = self.device if device is None else _check_device(device)
+    return _finish(B.empty(_new_size(size, "new_empty"), _new_npd(self, dtype), dev), requires_grad)
 
 
 def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
              pin_memory=False):
     """``size`` (a sequence) filled with ``fill_value``, in ``self``'s dtype unless ``dtype`` is given,
     whatever the value's type (``Tensor.new_full``). TypeError when ``size`` is not a sequence."""
-    _check_device(device)
+    dev = self.device if device is None else _check_device(device)
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _finish(B.full(_new_size((size,), "new_full"), fill_value, _new_npd(self, dtype)), requires_grad)
+    return _finish(B.full(_new_size((size,), "new_full"), fill_value, _new_npd(self, dtype), dev), requires_grad)
 
 
 def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad=False, layout=None,
@@ -423,4 +433,5 @@ def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad=Fal
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than "
                       "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
-    return tensor(data, dtype=self.dtype if dtype is None else dtype, device=device, requires_grad=requires_grad)
+    return tensor(data, dtype=self.dtype if dtype is None else dtype, device=self.device if device is None else device,
+                  requires_grad=requires_grad)

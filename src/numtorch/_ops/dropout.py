@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from .. import _generator as _G
+from .._backend import MetaArray, meta
 from .._tensor import Tensor, _make
 from ..autograd import function as _function
 from ..autograd.function import Op
@@ -61,6 +62,8 @@ def _mask(input, shape, p, like=None):
     (or shared by the batch: randomness="same", unbatched input) an array and (); inside vmap, the physical
     mask of a batched empty tensor filled per sample of the "different" levels (func/_vmap.py)."""
     dt = input._data.dtype
+    if type(input._data) is MetaArray:  # a meta tensor: a meta mask, nothing drawn (docs/meta.md)
+        return meta(shape, dt), ()
     if _G.vmap_random_levels is None:
         return _keep_mask(shape, p, dt, like), ()
     empty = _vmap_empty(input, dt, shape)

@@ -16,7 +16,7 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ._cast import _aten, cast
 from ._out import _out
-from ._util import _LOGICAL, _CountNonzero, _need_tensor, _nondiff, prep2, to_tensor
+from ._util import _LOGICAL, _CountNonzero, _need_tensor, _nondiff, _result, prep2, to_tensor
 from .reduction import _axes, _np_aliases
 
 __all__ = """eq ne lt le gt ge greater greater_equal less less_equal not_equal logical_and logical_or logical_xor
@@ -137,7 +137,7 @@ def signbit(input, *, out=None):
         raise NotImplementedError("signbit is not implemented for complex tensors.")
     r = np.signbit(a.astype(np.float32) if k == "V" else a) if k in "fV" else (
         a < 0 if k == "i" else np.zeros(a.shape, bool))
-    return _out(_make(np.asarray(r)), out)
+    return _out(_make(_result(r)), out)
 
 
 def _inf_pred(name: str, sign: float):
@@ -149,7 +149,7 @@ def _inf_pred(name: str, sign: float):
         r = (a == sign) if a.dtype.kind in "fV" else np.zeros(a.shape, bool)
         if out is not None and out._data.dtype != np.bool_:
             raise RuntimeError(f"{name} does not support non-boolean outputs.")
-        return _out(_make(np.asarray(r)), out)
+        return _out(_make(_result(r)), out)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"``torch.{name}``: True where ``input`` is {'+' if sign > 0 else '-'}inf (bool result, "
                   f"all False for integers). RuntimeError for complex input or a non-bool ``out``.")

@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from .._backend import MetaArray, meta
 from .._dtype import from_np
 from .._tensor import Tensor, _make
 from ..autograd.forward_ad import jvp_elementwise
@@ -706,7 +707,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         rep = q.shape[-3] // k.shape[-3]
     l_, s_ = q.shape[-2], k.shape[-2]
     mask = attn_mask
-    if is_causal:
+    if is_causal and type(q) is MetaArray:  # meta tensors: a meta mask (no (L, S) array)
+        mask = meta((l_, s_), dt)
+    elif is_causal:
         mask = np.where(np.tri(l_, s_, dtype=bool), 0, -np.inf).astype(dt)
     elif isinstance(attn_mask, Tensor) and attn_mask._data.dtype == np.bool_:
         mask = np.where(attn_mask._data, 0, -np.inf).astype(dt)

@@ -22,7 +22,7 @@ from .._tensor import Tensor, _make
 from ..autograd.forward_ad import jvp_linear
 from ..autograd.function import Op
 from ..autograd.grad_mode import _State
-from ._util import _ARG, _IntProd, _IntSum, _cj, dims_arg, wrap_dim
+from ._util import _ARG, _IntProd, _IntSum, _cj, _result, dims_arg, wrap_dim
 from ._cast import cast
 from ._out import _out
 from .pointwise import div, maximum, minimum
@@ -508,7 +508,7 @@ def _extreme(op, name, input, axes, keepdim):
     _nonempty(a, axes, name)
     if a.dtype.kind in "fcV" and (input._rg or _State.fw) or _State.vmap:  # fw: forward AD; vmap: the Op's rule
         return op.apply(input, axes=axes, keepdim=keepdim)
-    return _make(np.asarray(op._fn(a, axis=axes, keepdims=keepdim)))
+    return _make(_result(op._fn(a, axis=axes, keepdims=keepdim)))
 
 
 def _extreme_axes(input, dim, name):  # amax/amin's axes; an empty dim is reported before a repeated one

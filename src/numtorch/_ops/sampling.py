@@ -149,9 +149,11 @@ def _fill_batched(self, draw):
 def _float_samples(draw, size, generator, out, dtype, device, requires_grad) -> Tensor:
     """``rand``/``randn``: ``draw(engine, n, dt)`` samples of shape ``size`` in ``dtype``, ``out``'s dtype or
     the default float dtype."""
-    _check_device(device)
+    dev = _check_device(device)
     dtype = dtype if dtype is not None or out is None else out.dtype
     dt = _float_dtype(dtype).np
+    if dev.type == "meta":  # no data: no draw from the generator either, as in PyTorch
+        return _out(_finish(B.empty(_size(size), dt, dev), requires_grad), out)
     if _G.vmap_random_levels is not None:
         return _out(_per_sample(_size(size), dt, lambda n: draw(_eng(generator), n, dt), requires_grad), out)
     return _out(_finish(_fill_values(_size(size), dt, lambda n: draw(_eng(generator), n, dt)), requires_grad), out)
@@ -276,7 +278,7 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
 
     Each sample is ``word % (high - low) + low`` from PyTorch's stream. RuntimeError when ``low >= high``.
     """
-    _check_device(device)
+    dev = _check_device(device)
     if size is None:  # randint(high, size)
         if high is None:
             raise TypeError("randint() missing required argument 'size'")
@@ -288,6 +290,8 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
     if requires_grad and not _is_float(dt):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     shape = _size((size,)) if not isinstance(size, int) else (size,)
+    if dev.type == "meta":
+        return _out(_make(B.empty(shape, dt, dev)), out)
     if _G.vmap_random_levels is not None:
         return _out(_per_sample(shape, dt, lambda n: _random_from_to(_eng(generator), n, dt, low, high)), out)
     return _out(_make(_fill_values(shape, dt, lambda n: _random_from_to(_eng(generator), n, dt, low, high))), out)
@@ -295,7 +299,7 @@ def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False) -> Tensor:
     """A random permutation of ``0..n-1`` (``torch.randperm``); int64 by default."""
-    _check_device(device)
+    dev = _check_device(device)
     dtype = dtype if dtype is not None or out is None else out.dtype
     n = int(n)
     if n < 0:
@@ -314,6 +318,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         with _PerSample():
             perms = [_G.randperm(_eng(generator), n) for _ in range(math.prod(sizes))]
         return _function.vmap_wrap(_make(np.stack(perms).astype(dt).reshape(sizes + (n,))), levels)
+    if dev.type == "meta":
+        return _out(_make(B.empty((n,), dt, dev)), out)
     return _out(_make(_G.randperm(_eng(generator), n).astype(dt)), out)
 
 
@@ -518,6 +524,8 @@ def _empty_like(input, dtype) -> Tensor:
     dt = _dtype.to_np(dtype) if dtype is not None else x.dtype
     if _G.vmap_random_levels is not None:  # inside vmap: batched, so the sampler fills it per sample
         return _vmap_empty(input, dt)
+    if type(x) is B.MetaArray:
+        return _make(B.meta(x.shape, dt))
     return _make(np.empty_like(x, dtype=dt) if _is_dense(x) else np.empty(x.shape, dt))
 
 
@@ -570,6 +578,8 @@ def _fill(self, draw):
     if _G.vmap_random_levels is not None and (_src(self) or _G.vmap_random_levels()[0]):
         return _fill_batched(self, draw)
     check_inplace(self)
+    if type(self._data) is B.MetaArray:  # no data to fill, no draw (docs/meta.md)
+        return self
     view = _memory_order(self._data)
     view[...] = draw(view.size).reshape(view.shape)
     bump(self)
@@ -580,6 +590,8 @@ def _fill_complex(self, fill_real):
     """ATen fills a complex tensor through ``view_as_real(self)``: its real and imaginary parts drawn as one
     real tensor of shape ``(*self.shape, 2)`` (so seeded draws match PyTorch for contiguous tensors)."""
     check_inplace(self)
+    if type(self._data) is B.MetaArray:
+        return self
     parts = _make(np.empty(self._data.shape + (2,), self._data.real.dtype))
     fill_real(parts)
     self._data[...] = parts._data[..., 0] + 1j * parts._data[..., 1]

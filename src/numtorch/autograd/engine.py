@@ -12,6 +12,7 @@ from sys import getrefcount
 
 import numpy as np
 
+from .._backend import MetaArray
 from .._dtype import from_np
 from .._tensor import Tensor, _make
 from .._tensor_sparse import SparseCOO
@@ -27,7 +28,7 @@ def _as_grad(t, g, i, graph=False):
     if g is None:
         if t._data.size != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
-        arr = np.ones(t._data.shape, t._data.dtype)
+        arr = np.ones_like(t._data)  # of a meta output: a meta array
         return _make(arr) if graph else arr
     arr = g._data if isinstance(g, Tensor) else np.asarray(g, t._data.dtype)
     if arr.shape != t._data.shape:
@@ -331,8 +332,8 @@ def _accumulate(t, g, steal=False):
         if (steal and g.base is None and getrefcount(g) <= _STEAL_REFS and g.flags.c_contiguous
                 and g.flags.writeable):
             t._grad = _make(g)
-        else:
-            t._grad = _make(np.array(g, order="C", copy=True))
+        else:  # (a meta gradient has no data to copy: docs/meta.md)
+            t._grad = _make(g if type(g) is MetaArray else np.array(g, order="C", copy=True))
     else:
         gd = t._grad
         if type(gd._data) is SparseCOO:
@@ -462,7 +463,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         else:
             if g.dtype != t._data.dtype:
                 g = g.astype(t._data.dtype)
-            result.append(_make(np.array(g, copy=True)))
+            result.append(_make(g if type(g) is MetaArray else np.array(g, copy=True)))
     return tuple(result)
 
 

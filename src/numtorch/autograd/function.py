@@ -14,6 +14,8 @@ import functools
 
 import numpy as np
 
+from .._backend import LIVE as _META_LIVE
+from .._backend import MetaArray
 from .._tensor import _GRAD_KINDS, Tensor, _make
 from .._tensor_sparse import SparseCOO
 from .grad_mode import _State, no_grad
@@ -39,6 +41,11 @@ vmap_function = None  # and a custom Function's apply on batched tensors (func/_
 
 # forward AD's slow paths, set by forward_ad.py (same layer, imported after this module)
 fw_apply = fw_function_apply = None
+
+# Set by ``_ops/_meta.py``: ``meta_dispatch(cls, args, kwargs)`` runs an Op on meta tensors (shapes and
+# dtypes only), or returns NotImplemented when no input is meta. Op.apply asks only while
+# meta arrays are alive (``_backend.LIVE`` is not empty); otherwise it costs one truth test of a list.
+meta_dispatch = None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -108,6 +115,7 @@ class Op(Node):
     _view = False
     _nondiff_outputs = ()
     _saves_for = None
+    _meta_op = False  # True on the meta twin of an Op class (_ops/_meta.py), which runs on meta arrays
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -125,6 +133,10 @@ class Op(Node):
             return vmap_dispatch(cls, args, kwargs)
         if _State.fw:  # forward AD: some dual level is entered in this thread (forward_ad.py)
             return fw_apply(cls, args, kwargs)
+        if _META_LIVE and not cls._meta_op:  # meta tensors exist: shapes only if an input is one
+            out = meta_dispatch(cls, args, kwargs)
+            if out is not NotImplemented:
+                return out
         self = _new(cls)
         arrays = []
         needs = False
@@ -146,7 +158,7 @@ class Op(Node):
         out = self.forward(*arrays, **kwargs)
         if type(out) is tuple:
             return self._wrap_many(out, args, needs)
-        if type(out) is not np.ndarray and type(out) is not SparseCOO:  # SparseCOO: a sparse tensor's payload
+        if type(out) is not np.ndarray and type(out) is not SparseCOO and type(out) is not MetaArray:  # sparse, meta payloads
             raw, out = out, np.asarray(out)
             if cls._save_out:  # a 0-d result is a NumPy scalar: the node must keep the array the graph
                 d = self.__dict__  # backward (create_graph) recognises as the saved output, not the scalar
@@ -192,7 +204,7 @@ class Op(Node):
         cls = type(self)
         ts = []
         for i, o in enumerate(outs):
-            if type(o) is not np.ndarray:
+            if type(o) is not np.ndarray and type(o) is not MetaArray:
                 o = np.asarray(o)
             t = _make(o)
             if cls._view:

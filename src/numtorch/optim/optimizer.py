@@ -465,7 +465,7 @@ def _fresh_state(p: Tensor, *buffers: str) -> dict:
 
 def _zeros_state(p: Tensor) -> Tensor:
     """A zero state buffer shaped and typed like parameter ``p``."""
-    return _make(B.zeros(p._data.shape, p._data.dtype))
+    return _make(B.zeros(p._data.shape, p._data.dtype, p.device))  # on meta for a meta parameter
 
 
 def _step_tensor(value: float = 0.0) -> Tensor:

@@ -85,7 +85,7 @@ class SGD(Optimizer):
             momentum, dampening = group["momentum"], group["dampening"]
             buf_t = state.get("momentum_buffer")
             if buf_t is None:
-                buf_t = state["momentum_buffer"] = _make(B.empty(p._data.shape, p._data.dtype))
+                buf_t = state["momentum_buffer"] = _make(B.empty(p._data.shape, p._data.dtype, p.device))
                 buf = _real(buf_t._data)
                 np.copyto(buf, d)
             else:

@@ -525,6 +525,12 @@ class Module:
                                 input_param.requires_grad_(param.requires_grad)
                         setattr(self, name, input_param)
                     else:
+                        if not is_lazy(param) and param.is_meta and not input_param.is_meta:
+                            warnings.warn(f"for {key}: copying from a non-meta parameter in the checkpoint to a meta "
+                                          f"parameter in the current model, which is a no-op. (Did you mean to pass "
+                                          f"`assign=True` to assign items in the state dictionary to their "
+                                          f"corresponding key in the module instead of copying them in place?)",
+                                          stacklevel=2)
                         param.copy_(input_param)
             except Exception as ex:
                 error_msgs.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
@@ -609,18 +615,26 @@ class Module:
 
         A Parameter keeps its identity (its data is swapped, as PyTorch's ``param.data = ...``), so
         optimizers built before ``model.double()`` still hold the right objects; so does its
-        ``.grad``. Buffers are replaced by ``fn(buffer)``.
+        ``.grad``. A move between devices (cpu and meta) makes a new Parameter instead (keeping
+        ``requires_grad``), as PyTorch does when the tensor types differ. Buffers are replaced by
+        ``fn(buffer)``.
         """
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for param in self._parameters.values():
+        for key, param in self._parameters.items():
             if param is None:
                 continue
             with no_grad():
                 param_applied = fn(param)
-            param.data = param_applied
             grad = param.grad
+            if not is_lazy(param) and param_applied.is_meta != param.is_meta:  # another device: a new Parameter
+                new = self._parameters[key] = Parameter(param_applied, param.requires_grad)
+                if grad is not None:
+                    with no_grad():
+                        new.grad = fn(grad).requires_grad_(grad.requires_grad)
+                continue
+            param.data = param_applied
             if grad is not None:
                 with no_grad():
                     grad.data = fn(grad)
@@ -652,7 +666,7 @@ class Module:
                 pass  # non_blocking
             else:
                 device = a
-        check(device)
+        device = None if device is None else check(device)
         if dtype is not None:
             if not (dtype.is_floating_point or dtype.is_complex):
                 raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
@@ -663,7 +677,9 @@ class Module:
                               "parameters or buffers.", stacklevel=2)
 
         def convert(t):
-            return t.to(dtype=dtype) if dtype is not None and (t.is_floating_point() or t.is_complex()) else t
+            if dtype is not None and (t.is_floating_point() or t.is_complex()):
+                return t.to(device, dtype)
+            return t if device is None else t.to(device)
         return self._apply(convert)
 
     def cpu(self):
@@ -694,10 +710,13 @@ class Module:
         """Cast floating-point parameters and buffers to bfloat16; returns self."""
         return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
-    def to_empty(self, *, device=None, recurse: bool = True):
-        """Replace every parameter and buffer by an uninitialized tensor of the same shape and dtype."""
-        check(device)
-        return self._apply(lambda t: empty_like(t), recurse=recurse)
+    def to_empty(self, *, device, recurse: bool = True):
+        """Replace every parameter and buffer by an uninitialized tensor of the same shape and dtype on
+        ``device`` (``None``: each tensor's own), without copying values (``Module.to_empty``): the way to
+        materialize a module built on the ``meta`` device, before ``reset_parameters()`` or
+        ``load_state_dict``. With ``recurse=False`` only this module's own tensors."""
+        device = None if device is None else check(device)
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def compile(self, *args, **kwargs) -> None:
         """``Module.compile``: PyTorch compiles ``forward`` with ``torch.compile``; numtorch has no compiler

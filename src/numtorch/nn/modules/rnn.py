@@ -198,8 +198,8 @@ class RNNBase(Module):
         expected = (self.num_layers * dirs, n, self.hidden_size)
         is_lstm = self.mode == "LSTM"
         if hx is None:
-            z = zeros(*expected, dtype=input.dtype)
-            h0, c0 = z, (zeros(*expected, dtype=input.dtype) if is_lstm else None)
+            z = zeros(*expected, dtype=input.dtype, device=input.device)
+            h0, c0 = z, (zeros(*expected, dtype=input.dtype, device=input.device) if is_lstm else None)
         else:
             h0, c0 = (hx if is_lstm else (hx, None))
             if not batched:
