@@ -222,7 +222,8 @@ def test_agrees_with_torch(name):
                                   "masked_select_out_dtype", "aminmax_out_dtype",
                                   "adaptive_avg_pool2d_2d_input_tuple",
                                   "prelu_2d_weight", "rrelu_lower_above_upper", "triplet_margin_loss_negative_margin",
-                                  "narrow_1d_tensor_start", "gather_out_dtype", "gather_out_overlaps_index_once_resized",
+                                  "narrow_1d_tensor_start", "gather_out_dtype",
+                                  "gather_out_overlaps_index_once_resized",
                                   "index_select_out_dtype", "take_out_dtype", "multinomial_out_double",
                                   "cat_out_is_empty_input"])
 def test_message_like_torch(name):
