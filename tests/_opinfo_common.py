@@ -39,6 +39,53 @@ def to_nt(x):
     return x
 
 
+def _tensors(x, out):
+    if isinstance(x, torch.Tensor):
+        out.append(x)
+    elif isinstance(x, (list, tuple)):
+        for y in x:
+            _tensors(y, out)
+    elif isinstance(x, dict):
+        for y in x.values():
+            _tensors(y, out)
+    return out
+
+
+def to_nt_shared(x):
+    """``to_nt`` keeping the memory sharing that error inputs test (an ``out=`` that is an input, a view of
+    one, or an expanded tensor): a torch tensor given twice becomes one numtorch tensor, and tensors that
+    share a storage, or have elements sharing memory, become numtorch views of one storage (``as_strided``
+    with torch's sizes, strides and offset)."""
+    ts = _tensors(x, [])
+    ptrs = [t.untyped_storage().data_ptr() for t in ts]
+    memo, storages = {}, {}
+
+    def convert(t):
+        if id(t) in memo:
+            return memo[id(t)]
+        p = t.untyped_storage().data_ptr()
+        if not p or t.requires_grad or (ptrs.count(p) == 1 and 0 not in t.stride()):
+            memo[id(t)] = r = to_nt(t)
+            return r
+        k = (p, t.dtype)
+        if k not in storages:
+            n = t.untyped_storage().nbytes() // t.element_size()
+            flat = torch.empty(0, dtype=t.dtype).set_(t.untyped_storage(), 0, (n,), (1,))
+            storages[k] = numtorch.tensor(flat.numpy().copy())
+        memo[id(t)] = r = storages[k].as_strided(tuple(t.shape), t.stride(), t.storage_offset())
+        return r
+
+    def walk(y):
+        if isinstance(y, torch.Tensor):
+            return convert(y)
+        if isinstance(y, (list, tuple)) and not isinstance(y, torch.Size):
+            return type(y)(walk(z) for z in y)
+        if isinstance(y, dict):
+            return {k: walk(v) for k, v in y.items()}
+        return to_nt(y)
+    return walk(x)
+
+
 def key(op):
     """An OpInfo entry's id: ``name`` or ``name.variant_test_name``."""
     return f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
@@ -89,7 +136,8 @@ def resolve(op):
         return obj
     meth = getattr(numtorch.Tensor, op.name, None)
     if meth is not None and callable(meth):
-        return lambda x, *a, **k: getattr(x, op.name)(*a, **k)
+        # a non-Tensor first argument goes to the unbound method, as the entry's own op (torch.Tensor.__radd__) does
+        return lambda x, *a, **k: getattr(x, op.name)(*a, **k) if isinstance(x, numtorch.Tensor) else meth(x, *a, **k)
     return None
 
 

@@ -29,7 +29,7 @@ import torch
 
 import numtorch
 
-from _opinfo_common import canonical, from_database, key, resolve, retarget, to_nt, wrapped
+from _opinfo_common import canonical, from_database, key, resolve, retarget, to_nt, to_nt_shared, wrapped
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -308,7 +308,8 @@ def _check_errors(op, nfn, fails, cap):
             ttype = type(te)
         n += 1
         try:
-            nfn(*to_nt(args), **to_nt(kwargs))
+            nargs, nkwargs = to_nt_shared((args, kwargs))  # one conversion: an out= may be an input
+            nfn(*nargs, **nkwargs)
             fails.setdefault("error", f"error input {i}: numtorch does not raise (torch {ttype.__name__})")
         except Exception as ne:  # noqa: BLE001
             if same_error(ne, ttype):

@@ -160,14 +160,26 @@ def _rev(fn):
     return lambda self, other: fn(other, self)
 
 
+def _rev_checked(fn, name):
+    """``_rev`` for the reflected operators PyTorch implements in C: called unbound on a non-Tensor
+    (``torch.Tensor.__radd__(2, t)``), TypeError as its method descriptor raises."""
+    def reflected(self, other):
+        if not isinstance(self, Tensor):
+            raise TypeError(f"descriptor '{name}' for 'Tensor' objects doesn't apply to a '{type(self).__name__}' "
+                            "object")
+        return fn(other, self)
+    reflected.__name__ = reflected.__qualname__ = name
+    return reflected
+
+
 Tensor.__add__ = P.add
-Tensor.__radd__ = _rev(P.add)
+Tensor.__radd__ = _rev_checked(P.add, "__radd__")
 Tensor.__iadd__ = Tensor.add_
 Tensor.__sub__ = P.sub
 Tensor.__rsub__ = _rev(P.sub)
 Tensor.__isub__ = Tensor.sub_
 Tensor.__mul__ = P.mul
-Tensor.__rmul__ = _rev(P.mul)
+Tensor.__rmul__ = _rev_checked(P.mul, "__rmul__")
 Tensor.__imul__ = Tensor.mul_
 Tensor.__truediv__ = P.div
 Tensor.__rtruediv__ = _rev(P.div)
@@ -195,11 +207,11 @@ def _invert(self):
 
 Tensor.__invert__ = _invert
 Tensor.__and__ = _logic.bitwise_and
-Tensor.__rand__ = _rev(_logic.bitwise_and)
+Tensor.__rand__ = _rev_checked(_logic.bitwise_and, "__rand__")
 Tensor.__or__ = _logic.bitwise_or
-Tensor.__ror__ = _rev(_logic.bitwise_or)
+Tensor.__ror__ = _rev_checked(_logic.bitwise_or, "__ror__")
 Tensor.__xor__ = _logic.bitwise_xor
-Tensor.__rxor__ = _rev(_logic.bitwise_xor)
+Tensor.__rxor__ = _rev_checked(_logic.bitwise_xor, "__rxor__")
 Tensor.__lshift__ = _logic.bitwise_left_shift
 Tensor.__rlshift__ = _rev(_logic.bitwise_left_shift)
 Tensor.__ilshift__ = Tensor.bitwise_left_shift_

@@ -59,6 +59,9 @@ def complex(real: Tensor, imag: Tensor, *, out=None) -> Tensor:
     if rd not in _CPLX:
         raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {_aten(rd)} and "
                            f"{_aten(idt)}")
+    if out is not None and out._data.dtype != _CPLX[rd]:
+        raise RuntimeError(f"Expected object of scalar type {_aten(np.dtype(_CPLX[rd]))} but got scalar type "
+                           f"{_aten(out._data.dtype)} for argument 'out'")
     res = ComplexBackward0.apply(real, imag)
     return res if out is None else _out_into(res, out)
 

@@ -20,6 +20,7 @@ from .._tensor import Tensor, _make
 from ..autograd import function as _function
 from ._layout import laid_out
 from ._meta import to_meta
+from ._out import _out
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like",
            "ones_like", "empty_like", "full_like", "arange", "linspace", "logspace", "eye", "scalar_tensor",
@@ -298,22 +299,36 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         raise RuntimeError(f"unsupported range: {vals[0]} -> {vals[1]}")
     if (vals[1] - vals[0]) * vals[2] < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if dtype is None:
+    if dtype is None and out is not None:
+        dtype = out.dtype
+    elif dtype is None:
         dtype = _dtype.int64 if all(isinstance(v, (int, np.integer)) for v in vals) else _dtype.get_default_dtype()
     npd = _dtype.to_np(dtype)
     if npd.kind in "iu":
+        vals = [int(v) for v in vals]  # PyTorch computes an integer range in int64: bounds and step truncated
+        if vals[2] == 0:
+            raise ValueError("step must be nonzero")
         arr = np.arange(*vals, dtype=np.int64).astype(npd)
     else:
         # PyTorch computes in double, then casts
         n = int(np.ceil((vals[1] - vals[0]) / vals[2]))
         arr = (vals[0] + np.arange(n, dtype=np.float64) * vals[2]).astype(npd)
-    return _finish(arr, requires_grad, dev)
+    return _out(_finish(arr, requires_grad, dev), out)
+
+
+def _scalar_bounds(name, start, end):
+    """``start``/``end`` as numbers; RuntimeError, in PyTorch's words, for a tensor bound with dimensions."""
+    ts = [(what, v._data.ndim) for what, v in (("start", start), ("end", end)) if isinstance(v, Tensor)]
+    if any(nd for _, nd in ts):
+        got = " and ".join(f"{what} with {nd} dimension(s)" for what, nd in ts)
+        raise RuntimeError(f"{name} only supports 0-dimensional start and end tensors, but got {got}.")
+    return [v.item() if isinstance(v, Tensor) else v for v in (start, end)]
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (``torch.linspace``)."""
     dev = _check_device(device)
-    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
+    start, end = _scalar_bounds("linspace", start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     return _finish(np.linspace(start, end, steps, dtype=np.float64).astype(_npd(dtype)), requires_grad, dev)
@@ -322,6 +337,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
     """``steps`` values ``base ** linspace(start, end, steps)`` (``torch.logspace``)."""
     dev = _check_device(device)
+    start, end = _scalar_bounds("logspace", start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     return _finish(np.logspace(start, end, steps, base=base).astype(_npd(dtype)), requires_grad, dev)

@@ -347,8 +347,11 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
                         reduction: str = "mean") -> Tensor:
-    """``max(d(a, p) - d(a, n) + margin, 0)`` with pairwise distances (``F.triplet_margin_loss``)."""
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with pairwise distances (``F.triplet_margin_loss``).
+    ValueError for ``margin <= 0``."""
     reduction = _reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:

@@ -20,9 +20,9 @@ from ..autograd.forward_ad import jvp_linear
 from ..autograd import function as _function
 from ..autograd.function import Op, linear_backward, save_indices
 from ..autograd.grad_mode import _State
-from ._cast import _aten, cast
+from ._cast import _aten, cast, check_scalar_fits
 from ._inplace import check_captured, inplace, inplace_fn
-from ._out import _out
+from ._out import _out, check_select_out
 from ._util import bump, check_writable, placed, to_tensor, unbroadcast
 from .scatter import _add_rows_along, _bcast, _index_add_rows, _wrap_neg, scatter_reduce
 from .slicing import SelectBackward0
@@ -502,6 +502,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     if _State.vmap and (r := _function.vmap_index("index_select", input, dim, index)) is not NotImplemented:
         return _out(r, out)
     dim, idx = _vec_index(input, dim, index, "index_select", check_range=False)
+    check_select_out(out, input, index, "index_select")
     _select_range(input._data, dim, idx)
     return _out(save_indices(IndexSelectBackward0.apply(input, dim=dim, idx=idx), index), out)
 
@@ -625,13 +626,20 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 
 def _fill_value(value, input, fname):
-    """A fill value: a number, or a 0-d tensor cast to ``input``'s dtype; RuntimeError for other tensors."""
+    """A fill value: a number, or a 0-d tensor cast to ``input``'s dtype; RuntimeError for other tensors
+    and for values ``input``'s dtype can't hold (a complex into a real tensor, 300 into uint8)."""
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"{fname} only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
         if value._data.dtype != input._data.dtype:
+            check_scalar_fits(value.item(), input._data.dtype)
             value = cast(value, input.dtype)
+    else:
+        dt = input._data.dtype
+        check_scalar_fits(value, dt)
+        if isinstance(value, complex) and dt.kind != "c" or dt.kind == "u" and value < 0:  # what NumPy refuses
+            value = np.asarray(value.real if isinstance(value, complex) else value).astype(dt)[()]
     return value
 
 
@@ -714,7 +722,10 @@ def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     """1-D tensor of the ``input`` entries where the bool ``mask`` (broadcast together) is True."""
     if _State.vmap and (r := _function.vmap_index("masked_select", input, mask)) is not NotImplemented:
         return _out(r, out)
-    return _out(save_indices(MaskedSelectBackward0.apply(input, mask=_mask_arr(mask, "masked_select")), mask), out)
+    m = _mask_arr(mask, "masked_select")
+    check_select_out(out, input, mask, "masked_select")
+    return _out(save_indices(MaskedSelectBackward0.apply(input, mask=m), mask), out)
+
 
 
 class MaskedScatterBackward0(Op):

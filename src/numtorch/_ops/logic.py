@@ -27,8 +27,10 @@ signbit isreal isneginf isposinf all any count_nonzero""".split()
 # ------------------------------------------------------------------------------------------------
 # comparisons and logical ops
 # ------------------------------------------------------------------------------------------------
-def _cmp(fn, name):
+def _cmp(fn, name, tensor_other=False):
     def op(input, other, *, out=None):
+        if tensor_other:  # no Scalar overload in PyTorch: logical_and(t, 2) is a TypeError
+            _need_tensor(other, name, "other", 2)
         return _out(_nondiff(fn, input, other), out)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise ``torch.{name}`` with broadcasting; returns a bool tensor."
@@ -48,8 +50,8 @@ eq, ne = _cmp(np.equal, "eq"), _cmp(np.not_equal, "ne")
 lt, le, gt, ge = (_cmp(_ordered(np.less, "lt"), "lt"), _cmp(_ordered(np.less_equal, "le"), "le"),
                   _cmp(_ordered(np.greater, "gt"), "gt"), _cmp(_ordered(np.greater_equal, "ge"), "ge"))
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
-logical_and, logical_or, logical_xor = (_cmp(np.logical_and, "logical_and"), _cmp(np.logical_or, "logical_or"),
-                                        _cmp(np.logical_xor, "logical_xor"))
+logical_and, logical_or, logical_xor = (_cmp(np.logical_and, "logical_and", True),
+                                        _cmp(np.logical_or, "logical_or", True), _cmp(np.logical_xor, "logical_xor", True))
 
 
 def logical_not(input, *, out=None):
@@ -170,10 +172,25 @@ def isreal(input):
 # closeness and equality
 # ------------------------------------------------------------------------------------------------
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (``torch.isclose``). TypeError for a
+    non-Tensor ``input`` or ``other``; RuntimeError for a negative ``rtol`` or ``atol``."""
+    _check_close(input, other, rtol, atol, "isclose")
     return _make(np.isclose(input._data, to_tensor(other)._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
+def _check_close(input, other, rtol, atol, name):
+    """isclose's checks, in PyTorch's order: Tensors, the same dtype, tolerances >= 0."""
+    _need_tensor(input, name)
+    _need_tensor(other, name, "other", 2)
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{input.dtype._aten_name} did not match {other.dtype._aten_name}")
+    for what, v in (("rtol", rtol), ("atol", atol)):
+        if v < 0:
+            raise RuntimeError(f"{what} must be greater than or equal to zero, but got {v}")
+
+
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    _check_close(input, other, rtol, atol, "allclose")
     return bool(np.allclose(input._data, to_tensor(other)._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 

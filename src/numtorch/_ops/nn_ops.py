@@ -362,6 +362,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if weight._data.size != 1 and weight._data.size != channels:
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                            f"{weight._data.size} and channel size = {channels}.")
+    if weight._data.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight._data.ndim}")
     return PreluKernelBackward0.apply(input, weight)
 
 

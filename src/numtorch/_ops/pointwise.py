@@ -372,6 +372,7 @@ fmax, fmin = maximum, minimum
 
 
 def atan2(input, other, *, out=None):
+    _need_tensor(other, "atan2", "other", 2)  # no Scalar overload in PyTorch
     a, b = prep2(input, other)
     if (a._data if isinstance(a, Tensor) else b._data).dtype.kind in "biu":  # integers give the default float
         dt = _dtype.get_default_dtype()

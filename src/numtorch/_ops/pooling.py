@@ -537,6 +537,8 @@ class AdaptiveMaxPool3DBackward0(_AdaptiveMax):
 def _adaptive_setup(input, nd, fn, output_size):
     _check_tensor(input, fn)
     x = input._data
+    if nd > 1 and isinstance(output_size, (list, tuple)):  # F's _list_with_default comes first
+        _with_default(output_size, x.shape)
     if x.ndim not in (nd + 1, nd + 2):
         if nd == 1:
             raise RuntimeError(f"Expected 2 to 3 dimensions, but got {x.ndim}-dimensional tensor for argument #1 "

@@ -17,7 +17,7 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd.function import Op, linear_backward
 from ._cast import cast
-from ._out import _out
+from ._out import _out, check_out_overlap
 from ._util import dims_arg, wrap_dim
 from .indexing import IndexSelectBackward0
 from .shape import _ints, _varargs, atleast_1d, atleast_2d, atleast_3d, contiguous, expand, flatten, unsqueeze, view
@@ -108,6 +108,7 @@ def cat(tensors, dim=0, *, out=None) -> Tensor:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     ref = next((x for x in tensors if not _legacy_empty(x._data)), None)
     d = 0 if ref is None else wrap_dim(dim, ref._data.ndim)  # only 1-d empty tensors: any dim (PyTorch)
+    check_out_overlap(out, *tensors)
     return _out(CatBackward0.apply(*_promote(tensors), dim=d), out)
 
 

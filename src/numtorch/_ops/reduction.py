@@ -24,7 +24,7 @@ from ..autograd.function import Op
 from ..autograd.grad_mode import _State
 from ._util import _ARG, _IntProd, _IntSum, _cj, _result, dims_arg, wrap_dim
 from ._cast import cast
-from ._out import _out
+from ._out import _out, check_out_dtype
 from .pointwise import div, maximum, minimum
 
 __all__ = """sum mean nansum nanmean var std var_mean std_mean prod max min amax amin aminmax argmax argmin
@@ -534,14 +534,17 @@ def amin(input, dim=(), keepdim=False, *, out=None):
 
 
 @_np_aliases
-def aminmax(input, *, dim=None, keepdim=False):
-    """``(min, max)`` over one ``dim`` or all elements, as ``return_types.aminmax`` (``torch.aminmax``)."""
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    """``(min, max)`` over one ``dim`` or all elements, as ``return_types.aminmax`` (``torch.aminmax``);
+    ``out=(min, max)`` of ``input``'s dtype (else RuntimeError)."""
     nd = input._data.ndim
     axes = (_dim1(dim, nd, "aminmax"),) if dim is not None and nd else None
     if axes is None and keepdim:
         axes = tuple(range(nd)) or None
-    return return_types.aminmax(_extreme(AminBackward0, "aminmax", input, axes, keepdim),
-                                _extreme(AmaxBackward0, "aminmax", input, axes, keepdim))
+    lo, hi = (_extreme(op, "aminmax", input, axes, keepdim) for op in (AminBackward0, AmaxBackward0))
+    for o in out or ():
+        check_out_dtype(o, input.dtype)
+    return return_types.aminmax(lo, hi) if out is None else return_types.aminmax(_out(lo, out[0]), _out(hi, out[1]))
 
 
 # ------------------------------------------------------------------------------------------------

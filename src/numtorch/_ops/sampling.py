@@ -23,6 +23,7 @@ from .._tensor import Tensor, _make
 from ..autograd import function as _function
 from ..autograd.function import Op
 from ._inplace import copy_
+from ._out import is_dense as _is_dense
 from ._util import bump, check_inplace
 from .creation import _require_grad, _shape, _size
 from .pointwise import _out
@@ -462,6 +463,8 @@ def multinomial(input: Tensor, num_samples: int, replacement=False, *, generator
     w = input._data
     if w.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if out is not None and out.dtype != _dtype.int64:
+        raise RuntimeError(f"multinomial expects Long tensor out, got: {out.dtype._aten_name}")
     levels = ()
     if _G.vmap_random_levels is not None:  # inside vmap: every sample's rows at once
         levels, sizes = _G.vmap_random_levels()
@@ -527,14 +530,6 @@ def _empty_like(input, dtype) -> Tensor:
     if type(x) is B.MetaArray:
         return _make(B.meta(x.shape, dt))
     return _make(np.empty_like(x, dtype=dt) if _is_dense(x) else np.empty(x.shape, dt))
-
-
-def _is_dense(x: np.ndarray) -> bool:
-    """True when the elements fill one block of memory without gaps or overlaps (any axis order)."""
-    if x.flags.c_contiguous or x.flags.f_contiguous:
-        return True
-    span = sum((n - 1) * abs(st) for n, st in zip(x.shape, x.strides) if n > 1) + x.itemsize
-    return all(st != 0 for n, st in zip(x.shape, x.strides) if n > 1) and span == x.size * x.itemsize
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None, requires_grad=False,

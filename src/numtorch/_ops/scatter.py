@@ -13,7 +13,7 @@ from ..autograd import function as _function
 from ..autograd.function import Op, linear_backward, save_indices
 from ..autograd.grad_mode import _State
 from ._inplace import inplace_fn
-from ._out import _out
+from ._out import _out, check_out_dtype, check_out_overlap
 from ._util import unbroadcast
 from ._window import _as_tensor
 from .shape import clone
@@ -162,6 +162,9 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad=False, out=Non
     if _State.vmap and (r := _function.vmap_index("gather", input, dim, index)) is not NotImplemented:
         return _out(r, out)
     dim, idx = _gather_args(input, dim, index, "gather")
+    if out is not None:  # PyTorch checks out once resized: it may then overlap the index
+        check_out_dtype(out, input.dtype)
+        check_out_overlap(out, input, partial=(index,), shape=index._data.shape)
     return _out(save_indices(GatherBackward0.apply(input, dim=dim, idx=idx), index), out)
 
 
@@ -446,11 +449,18 @@ class TakeBackward0(Op):
         return _index_add_rows(n, self.idx.reshape(-1), g.reshape(-1, 1)).reshape(self.shape)
 
 
-def take(input: Tensor, index: Tensor) -> Tensor:
-    """``input.flatten()[index]`` with ``index``'s shape (``torch.take``); IndexError when out of range."""
+def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
+    """``input.flatten()[index]`` with ``index``'s shape (``torch.take``); IndexError when out of range.
+    RuntimeError for an ``out`` of another dtype than ``input`` or sharing memory with an argument."""
     if _State.vmap and (r := _function.vmap_index("take", input, index)) is not NotImplemented:
-        return r
-    return save_indices(TakeBackward0.apply(input, idx=_index_arr(index, "take")), index)
+        return _out(r, out)
+    idx = _index_arr(index, "take")
+    if out is not None:
+        if out.dtype != input.dtype:
+            raise RuntimeError(f"take(): self and out expected to have the same dtype, but got self.dtype = "
+                               f"{input.dtype._aten_name} and out.dtype = {out.dtype._aten_name}")
+        check_out_overlap(out, index, input)
+    return _out(save_indices(TakeBackward0.apply(input, idx=idx), index), out)
 
 
 class TakeAlongDimBackward0(Op):

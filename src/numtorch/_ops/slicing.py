@@ -187,8 +187,11 @@ def narrow(input: Tensor, dim, start, length) -> Tensor:
     """The view of ``length`` indices from ``start`` along ``dim`` (``torch.narrow``).
 
     ``start`` may be negative or a 0-d tensor. RuntimeError for a 0-d input, negative length or a
-    range past the end; IndexError for a start out of range.
+    range past the end or a tensor ``start`` that is not a 0-d integer tensor; IndexError for a start
+    out of range.
     """
+    if isinstance(start, Tensor) and (start._data.ndim or start._data.dtype.kind not in "iu"):
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
     if input._data.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if length < 0:

@@ -17,7 +17,7 @@ from ..autograd import function as _function
 from ..autograd.function import Op, linear_backward
 from ..autograd.grad_mode import _State
 from ._cpu_order import kthvalue_order, sort_order, topk_order
-from ._out import _out
+from ._out import _out, check_out_overlap
 
 __all__ = """nonzero argwhere topk sort argsort msort kthvalue unique unique_consecutive bincount searchsorted
 bucketize isin""".split()
@@ -154,7 +154,21 @@ def kthvalue(input: Tensor, k: int, dim=-1, keepdim=False, *, out=None):
     n = input._data.shape[dim] if input._data.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
-    return _kthvalue_result(*KthvalueBackward0.apply(input, k=int(k), dim=dim, keepdim=bool(keepdim)))
+    if out is not None:
+        _check_values_indices_out(input, out, "kthvalue")
+    res = KthvalueBackward0.apply(input, k=int(k), dim=dim, keepdim=bool(keepdim))
+    return _kthvalue_result(*res) if out is None else _kthvalue_result(_out(res[0], out[0]), _out(res[1], out[1]))
+
+
+def _check_values_indices_out(input, out, name):
+    """The ``out=(values, indices)`` checks of PyTorch's sorting reductions: values not sharing memory
+    with ``input``, values of ``input``'s dtype, int64 indices."""
+    values, indices = out
+    check_out_overlap(values, input)
+    if values.dtype != input.dtype:
+        raise RuntimeError("output values must be of same type as input")
+    if indices.dtype.name != "int64":
+        raise RuntimeError("output indices must be of scalar type Long")
 
 
 def _unique_result(out, inv, counts, return_inverse, return_counts):

@@ -11,7 +11,6 @@ from .._dtype import result_type
 from ._util import wrap_dim
 from .creation import ones_like
 from .linalg import cross as _linalg_cross
-from .logic import logical_and, logical_or
 from .matmul import outer
 from .pointwise import _out, where
 from .reduction import LinalgVectorNormBackward0, _tname
@@ -68,8 +67,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     n, m = prod.shape
     base = input.expand(n, m)
     if kind == "b":
-        res = logical_and(prod, bool(alpha))
-        res = logical_or(res, logical_and(base, bool(beta))) if beta else res
+        res = prod & bool(alpha)  # bool tensors: & and | are logical and/or
+        res = res | (base & bool(beta)) if beta else res
     else:
         res = prod * alpha if alpha != 1 else prod
         res = (base if beta == 1 else base * beta) + res if beta != 0 else res.to(result_type(input, prod))

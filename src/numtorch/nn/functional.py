@@ -161,7 +161,10 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False) -> Tensor:
-    """Randomized leaky ReLU (``F.rrelu``): slopes uniform in ``[lower, upper]`` when training, else their mean."""
+    """Randomized leaky ReLU (``F.rrelu``): slopes uniform in ``[lower, upper]`` when training, else their mean.
+    RuntimeError for ``lower > upper``."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     _floats(input, "rrelu_with_noise_cpu")
     if training:
         # PyTorch draws one float64 uniform per non-positive element, in order (``rrelu_with_noise``)
