@@ -140,9 +140,7 @@ class Tensor:
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
     def storage_offset(self) -> int:
-        base = self._data
-        while isinstance(base.base, np.ndarray):
-            base = base.base
+        base = _storage._owner(self._data)
         off = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
         return off // self._data.itemsize
 

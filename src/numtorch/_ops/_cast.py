@@ -6,11 +6,13 @@ writes apply (float into int, int into bool, complex into real are refused).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Op
 
-__all__ = ["cast", "ToCopyBackward0"]
+__all__ = ["cast", "ToCopyBackward0", "checked_scalar"]
 
 
 class ToCopyBackward0(Op):
@@ -46,3 +48,42 @@ def _aten(np_dtype) -> str:
     except TypeError:
         return str(np_dtype)
 
+
+
+_C_TYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+           "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+           "complex64": "c10::complex<float>", "complex128": "c10::complex<double>", "bool": "bool"}
+
+
+def checked_scalar(value, np_dtype):
+    """A Python number ``value`` (``alpha=``, ``beta=``...) converted to a tensor's dtype as c10's checked
+    conversion does: floats truncate toward zero into integer dtypes, a negative int wraps into an
+    unsigned one (``-1`` -> 255, two's complement), and a value out of the dtype's range, a NaN into an
+    integer dtype, or a complex number with an imaginary part into a real dtype raises PyTorch's
+    RuntimeError "value cannot be converted to type T without overflow". Returns a Python number."""
+    dt = np.dtype(np_dtype)
+    bad = RuntimeError(f"value cannot be converted to type {_C_TYPE.get(str(dt), str(dt))} without overflow")
+    if dt.kind == "c":
+        return complex(value)
+    if isinstance(value, (complex, np.complexfloating)):
+        if value.imag != 0:
+            raise bad
+        value = value.real
+    if dt.kind == "b":
+        return bool(value)
+    if dt.kind == "f":
+        value = float(value)
+        if not np.isfinite(value) or abs(value) <= float(np.finfo(dt).max):
+            return value
+        raise bad
+    info = np.iinfo(dt)
+    if isinstance(value, (bool, np.bool_, int, np.integer)):
+        value = int(value)
+        low = -int(info.max) if dt.kind == "u" else int(info.min)  # unsigned: negatives wrap
+        if not low <= value <= info.max:
+            raise bad
+        return value % (int(info.max) + 1) if value < 0 and dt.kind == "u" else value
+    value = float(value)
+    if value != value or not info.min <= value <= info.max:
+        raise bad
+    return int(value)

@@ -119,10 +119,24 @@ def _polygamma(n: int, a):
         return _digamma(a)
     if n == 1:  # PyTorch's trigamma is nan at -inf (SciPy: inf)
         out = np.where(a == -np.inf, np.nan, scipy_special.zeta(2.0, _up(a)))
+        pole = (a < 0) & (a == np.floor(a))
+        if pole.any():
+            out = np.where(pole, _trigamma_at_poles(a), out)
     else:  # (-1)^(n+1) n! zeta(n+1, a), as PyTorch
         out = (-1.0) ** (n + 1) * scipy_special.gamma(n + 1.0) * _zeta(np.float64(n + 1), _up(a))
     with np.errstate(over="ignore", invalid="ignore"):  # beyond float32's range: inf, as PyTorch
         return _same(out, a)
+
+
+def _trigamma_at_poles(a):
+    """PyTorch's trigamma at the negative integers: not the pole's inf, but its reflection formula
+    ``pi^2 / sin(pi x)^2 - trigamma(1 - x)`` with ``pi x`` rounded to ``a``'s precision (float32 for
+    float32 and narrower), so that ``sin`` is tiny but not 0 and the value huge but finite."""
+    ft = np.float64 if a.dtype == np.float64 else np.float32
+    x = a.astype(ft)
+    s = np.sin((ft(np.pi) * x).astype(np.float64)).astype(ft).astype(np.float64)  # sinf, correctly rounded
+    with np.errstate(divide="ignore"):
+        return np.pi ** 2 / (s * s) - scipy_special.zeta(2.0, 1.0 - x.astype(np.float64))
 
 
 class DigammaBackward0(Op):

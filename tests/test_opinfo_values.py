@@ -1,0 +1,129 @@
+"""Differential tests (against torch) of the value, dtype and variant fixes found by running PyTorch's
+OpInfo database uncapped (issue #16): integer ``alpha``/``beta`` of the addmm family, ``addbmm_`` growing
+its input, ``as_strided_``, uint8 interpolation and losses, polygamma's poles, bfloat16/chalf, ..."""
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+
+import numtorch
+
+from _opinfo_common import to_nt
+from _opinfo_harness import compare, same_error
+
+
+def _both(fn, values=True):
+    """``fn(lib)`` in torch and numtorch: the same values, dtypes, shapes (or the same exception type)."""
+    try:
+        torch.manual_seed(0)
+        t = fn(torch)
+    except Exception as e:  # noqa: BLE001 (torch raises: numtorch must raise the same type)
+        with pytest.raises(Exception) as info:
+            numtorch.manual_seed(0)
+            fn(numtorch)
+        assert same_error(info.value, type(e)), (type(info.value), type(e), info.value)
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        numtorch.manual_seed(0)
+        n = fn(numtorch)
+    compare(n, t, "result", values)
+    return n, t
+
+
+def _t(lib, x, dtype=None):
+    """A copy of ``x`` (a torch tensor) in ``lib``."""
+    x = x.clone() if lib is torch else to_nt(x)
+    return x if dtype is None else x.to(getattr(lib, str(dtype).split(".")[1]))
+
+
+# ---- the addmm family with integer tensors: alpha/beta converted as c10 does (truncated, checked) ----
+_MATS = torch.randint(-9, 9, (3, 4, 4), generator=torch.Generator().manual_seed(0))
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64])
+@pytest.mark.parametrize("ab", [(0.2, 0.6), (1.7, 2.6), (-1.5, 3), (-1, -1), (0, 1.0), (1e10, 1), (float("nan"), 1),
+                                (1 + 0j, 2), (1 + 1j, 1), (300, 1), (70000, 2)])
+def test_addmm_family_integer_alpha_beta(dtype, ab):
+    beta, alpha = ab
+    x, a, b = _MATS[0], _MATS[1], _MATS[2]
+    _both(lambda lib: lib.addmm(_t(lib, x, dtype), _t(lib, a, dtype), _t(lib, b, dtype), beta=beta, alpha=alpha))
+    _both(lambda lib: lib.addmv(_t(lib, x[0], dtype), _t(lib, a, dtype), _t(lib, b[0], dtype), beta=beta, alpha=alpha))
+    _both(lambda lib: lib.baddbmm(_t(lib, x, dtype)[None], _t(lib, a, dtype)[None], _t(lib, b, dtype)[None],
+                                  beta=beta, alpha=alpha))
+    _both(lambda lib: lib.addbmm(_t(lib, x, dtype), _t(lib, _MATS[:2], dtype), _t(lib, _MATS[1:], dtype),
+                                 beta=beta, alpha=alpha))
+    _both(lambda lib: _t(lib, x, dtype).addmm_(_t(lib, a, dtype), _t(lib, b, dtype), beta=beta, alpha=alpha))
+    _both(lambda lib: lib.addr(_t(lib, x, dtype), _t(lib, a[0], dtype), _t(lib, b[0], dtype), beta=beta, alpha=alpha))
+
+
+@pytest.mark.parametrize("ab", [(1 + 1j, 1), (1e39, 1), (float("inf"), 2.0)])
+def test_addmm_float_alpha_beta_checked(ab):
+    x = torch.randn(3, 3)
+    _both(lambda lib: lib.addmm(_t(lib, x), _t(lib, x), _t(lib, x), beta=ab[0], alpha=ab[1]))
+
+
+@pytest.mark.parametrize("shape", [(1,), (), (4,), (1, 4), (5, 4), (3,), (2, 5, 4)])  # (5, 1): torch reads its own writes
+def test_addbmm_inplace_grows_a_broadcast_input(shape):
+    """torch's addbmm_ resizes a ``self`` that only broadcasts to ``(n, p)``; gradients reach its old value."""
+    g = torch.Generator().manual_seed(1)
+    x, a, b = torch.randn(shape, generator=g), torch.randn(3, 5, 2, generator=g), torch.randn(3, 2, 4, generator=g)
+    _both(lambda lib: _t(lib, x).addbmm_(_t(lib, a), _t(lib, b), beta=0.5, alpha=2))
+
+    def grads(lib):
+        xl, al = _t(lib, x).requires_grad_(), _t(lib, a).requires_grad_()
+        y = xl * 3
+        r = y.addbmm_(al, _t(lib, b))
+        assert r is y
+        (r * lib.arange(20.).reshape(5, 4)).sum().backward()
+        return xl.grad, al.grad, r
+    _both(grads)
+
+
+# ---- einsum of integer/bool operands: PyTorch's result dtype (int64 where its algorithm sums) ----
+_EINSUM_CASES = [("i->", [(3,)]), ("i->i", [(3,)]), ("ij->i", [(2, 1)]), ("ii->", [(3, 3)]), ("ii->i", [(3, 3)]),
+                 ("ij", [(3, 3)]), ("ij->", [(0, 3)]), ("i,j->ij", [(3,), (4,)]), ("i,j->", [(3,), (4,)]),
+                 ("i,j->", [(1,), (1,)]), ("i,j->i", [(3,), (1,)]), ("i,j->i", [(1,), (3,)]),
+                 ("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,jk->ik", [(2, 1), (3, 4)]), ("ij,jk->ik", [(2, 3), (1, 4)]),
+                 ("ij,jk->", [(2, 3), (3, 4)]), ("ijk,jl->il", [(2, 3, 1), (3, 4)]), ("ijk,jl->il", [(2, 3, 2), (3, 4)]),
+                 ("jl,ijk->il", [(3, 4), (2, 3, 2)]), ("ij,j->", [(2, 3), (3,)]), ("ij,k->ik", [(2, 1), (3,)]),
+                 ("ij,jk,k->i", [(2, 3), (3, 1), (1,)]), ("ij,jk,k->i", [(2, 3), (3, 1), (2,)]),
+                 ("ij,jk,klm->il", [(2, 3), (3, 4), (4, 5, 2)]), ("i,i,i->", [(3,), (3,), (3,)]),
+                 ("...ik,...j->ij", [(1, 2, 3), (3,)]), ("...ik,...j->ij", [(2, 2, 3), (2, 3)]), ("i,i->", [(0,), (0,)]),
+                 ("i,i->", [(3,), (3,)])]
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int32, torch.bool, torch.float32])
+@pytest.mark.parametrize("eq,shapes", _EINSUM_CASES, ids=[f"{e}:{s}" for e, s in _EINSUM_CASES])
+def test_einsum_integer_result_dtype(eq, shapes, dtype):
+    g = torch.Generator().manual_seed(0)
+    ops = [torch.randint(0, 20, s, generator=g).to(dtype) for s in shapes]
+    _both(lambda lib: lib.einsum(eq, *[_t(lib, x) for x in ops]))
+
+
+def test_inner_and_tensordot_still_bound():
+    a, b = torch.randn(2, 3), torch.randn(4, 3)
+    _both(lambda lib: _t(lib, a).inner(_t(lib, b)))
+    _both(lambda lib: lib.tensordot(_t(lib, a), _t(lib, b), dims=([1], [1])))
+
+
+# ---- float_power_: the base must already have the result's dtype ----
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.complex128])
+@pytest.mark.parametrize("exponent", [2, 0.5, 1j, "tensor"])
+def test_float_power_inplace_dtype(dtype, exponent):
+    x = torch.rand(4, dtype=torch.float64).to(dtype) + 1
+    e = torch.rand(4, dtype=torch.float64) if exponent == "tensor" else exponent
+    _both(lambda lib: _t(lib, x).float_power_(_t(lib, e) if isinstance(e, torch.Tensor) else e))
+
+
+# ---- trigamma at the negative integers: PyTorch's reflection formula, finite (not the pole's inf) ----
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int16, torch.int64, torch.uint8, torch.float32, torch.float64])
+@pytest.mark.parametrize("n", [0, 1, 2, 3])
+def test_polygamma_at_the_poles(n, dtype):
+    x = torch.tensor([-100, -9, -8, -5, -2, -1, 0, 1, 2, 7, 100]).to(dtype)
+    _both(lambda lib: lib.polygamma(n, _t(lib, x)))
+    _both(lambda lib: _t(lib, x).polygamma(n))
+    _both(lambda lib: lib.special.polygamma(n, _t(lib, x)))
