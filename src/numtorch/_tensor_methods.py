@@ -143,7 +143,7 @@ _bind(_scatter, "gather scatter scatter_add scatter_reduce take take_along_dim s
 _bind(sorting, "nonzero argwhere topk sort argsort msort kthvalue unique unique_consecutive bincount")
 
 # ---- creation from an existing tensor (new_*) ---------------------------------------------------
-_bind(creation, "new_zeros new_ones new_full new_empty new_tensor")
+_bind(creation, "new_zeros new_ones new_full new_empty new_empty_strided new_tensor")
 
 # ---- nn kernels that PyTorch also exposes as Tensor methods -------------------------------------
 from ._ops import nn_ops  # noqa: E402

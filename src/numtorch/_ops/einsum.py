@@ -126,6 +126,8 @@ class _Einsum(Op):
             axes = tuple(k for k, s in enumerate(own) if s == 1 and r.shape[k] != 1)
             if axes:
                 r = r.sum(axis=axes, keepdims=True)
+            if tuple(r.shape) != tuple(own):  # the others hold a letter with size 1 (tensordot broadcasts it)
+                r = np.broadcast_to(r, own)
             if len(uniq) < len(term) and self._graph:  # the diagonal written through a 0/1 mask
                 mask = np.zeros(arr.shape, arr.dtype)
                 np.einsum(term + "->" + uniq, mask)[...] = 1
@@ -244,7 +246,8 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     """Contract ``dims`` of ``a`` with ``dims`` of ``b`` (``torch.tensordot``).
 
     ``dims`` is an int (last ``dims`` of ``a`` with first ``dims`` of ``b``) or a pair of dim lists.
-    Result shape: ``a``'s free dims then ``b``'s. RuntimeError for mismatched sizes or dtypes.
+    Result shape: ``a``'s free dims then ``b``'s; a contracted dim of size 1 broadcasts against the other's.
+    RuntimeError for mismatched sizes or dtypes.
     """
     na, nb = a._data.ndim, b._data.ndim
     if isinstance(dims, Tensor):
@@ -265,8 +268,8 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
         db = [d + nb if d < 0 else d for d in db]
     if a._data.dtype != b._data.dtype:
         raise RuntimeError("both inputs should have same dtype")
-    for x, y in zip(da, db):
-        if a._data.shape[x] != b._data.shape[y]:
+    for x, y in zip(da, db):  # a size-1 dim broadcasts against the other, as in PyTorch
+        if a._data.shape[x] != b._data.shape[y] and 1 not in (a._data.shape[x], b._data.shape[y]):
             raise RuntimeError(f"contracted dimensions need to match, but first has size {a._data.shape[x]} in dim "
                                f"{x} and second has size {b._data.shape[y]} in dim {y}")
     la = _LETTERS[:na]
@@ -277,7 +280,8 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     lb = "".join(c if c is not None else next(extra) for c in lb)
     outl = "".join(c for k, c in enumerate(la) if k not in da) + "".join(c for k, c in enumerate(lb) if k not in db)
     sizes = dict(zip(la, a._data.shape))
-    sizes.update(zip(lb, b._data.shape))
+    for c, n in zip(lb, b._data.shape):
+        sizes[c] = max(n, sizes.get(c, 0))
     res = TensordotBackward0.apply(a, b, spec=([la, lb], outl, sizes))
     return _out(res, out)
 

@@ -20,7 +20,7 @@ from ..autograd.forward_ad import jvp_linear
 from ..autograd import function as _function
 from ..autograd.function import Op, linear_backward, save_indices
 from ..autograd.grad_mode import _State
-from ._cast import _aten, cast
+from ._cast import _aten, cast, checked_scalar
 from ._inplace import check_captured, inplace, inplace_fn
 from ._out import _out
 from ._util import bump, check_writable, placed, to_tensor, unbroadcast
@@ -581,6 +581,8 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
         if a.ndim < 2 or 0 < dim < a.ndim - 1 or idx.dtype == np.int32:
             raise IndexError("index out of range in self")
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
+    if a.dtype.kind != "b":  # c10's conversion into input's dtype: uint8 wraps -1 to 255, 300 raises
+        alpha = checked_scalar(alpha, a.dtype)
     return save_indices(IndexAddBackward0.apply(input, source, dim=dim, idx=idx, alpha=alpha), index)
 
 

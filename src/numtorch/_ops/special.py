@@ -19,6 +19,7 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd.forward_ad import jvp_elementwise
 from ..autograd.function import Op
+from . import bessel as _bessel
 from ._util import prep2, unbroadcast
 from .pointwise import _bshape, _out, cast, div, sub
 from .unary import clamp, log
@@ -595,10 +596,11 @@ def _nondiff(name: str, fn, what: str):
     return op
 
 
-bessel_j0 = _nondiff("bessel_j0", "j0", "the Bessel function of the first kind, order 0")
-bessel_j1 = _nondiff("bessel_j1", "j1", "the Bessel function of the first kind, order 1")
-bessel_y0 = _nondiff("bessel_y0", "y0", "the Bessel function of the second kind, order 0")
-bessel_y1 = _nondiff("bessel_y1", "y1", "the Bessel function of the second kind, order 1")
+# J0, J1, Y0, Y1: PyTorch's own evaluation of Cephes' approximations (bessel.py), not SciPy's
+bessel_j0 = _nondiff("bessel_j0", _bessel.j0, "the Bessel function of the first kind, order 0")
+bessel_j1 = _nondiff("bessel_j1", _bessel.j1, "the Bessel function of the first kind, order 1")
+bessel_y0 = _nondiff("bessel_y0", _bessel.y0, "the Bessel function of the second kind, order 0")
+bessel_y1 = _nondiff("bessel_y1", _bessel.y1, "the Bessel function of the second kind, order 1")
 modified_bessel_i0 = _nondiff("modified_bessel_i0", "i0", "``I_0``, the modified Bessel function of the first kind "
                               "(unlike ``i0``)")
 modified_bessel_i1 = _nondiff("modified_bessel_i1", "i1", "``I_1`` (unlike ``i1``)")
