@@ -127,3 +127,40 @@ def test_polygamma_at_the_poles(n, dtype):
     _both(lambda lib: lib.polygamma(n, _t(lib, x)))
     _both(lambda lib: _t(lib, x).polygamma(n))
     _both(lambda lib: lib.special.polygamma(n, _t(lib, x)))
+
+
+# ---- uint8 images: PyTorch's fixed-point bilinear/bicubic kernels (antialiased or not) ----
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("antialias", [False, True])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("shapes", [((4, 4), (3, 3)), ((4, 4), (6, 6)), ((7, 5), (13, 3)), ((3, 8), (3, 5)),
+                                    ((20, 20), (41, 7)), ((6, 6), (6, 6))])
+def test_interpolate_uint8_images(mode, antialias, align_corners, shapes):
+    (h, w), size = shapes
+    g = torch.Generator().manual_seed(h * 100 + w)
+    for c in (3, 5):
+        x = torch.randint(0, 256, (2, c, h, w), dtype=torch.uint8, generator=g)
+        _both(lambda lib: lib.nn.functional.interpolate(_t(lib, x), size=size, mode=mode, align_corners=align_corners,
+                                                        antialias=antialias))
+    xs = torch.randint(0, 256, (1, 3, h, w), dtype=torch.uint8, generator=g)
+    _both(lambda lib: lib.nn.functional.interpolate(_t(lib, xs), scale_factor=1.7, mode=mode, antialias=antialias,
+                                                    align_corners=align_corners, recompute_scale_factor=False))
+
+
+def test_interpolate_uint8_other_modes_refuse_as_torch():
+    x = torch.randint(0, 256, (1, 2, 5), dtype=torch.uint8)
+    _both(lambda lib: lib.nn.functional.interpolate(_t(lib, x), size=7, mode="linear"))
+    x = torch.randint(0, 256, (1, 2, 3, 3, 3), dtype=torch.uint8)
+    _both(lambda lib: lib.nn.functional.interpolate(_t(lib, x), size=4, mode="trilinear"))
+    _both(lambda lib: lib.nn.functional.interpolate(_t(lib, x[:, :, 0], torch.int16), size=4, mode="bilinear"))
+
+
+# ---- pairwise distance / triplet losses of integer tensors: the difference wraps in the integer dtype ----
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int64, torch.bool])
+@pytest.mark.parametrize("p", [2.0, 1.0, 0.0, 3.0, float("inf")])
+def test_pairwise_distance_integers(dtype, p):
+    g = torch.Generator().manual_seed(3)
+    a, b = torch.randint(0, 10, (4, 6), generator=g).to(dtype), torch.randint(0, 10, (4, 6), generator=g).to(dtype)
+    _both(lambda lib: lib.nn.functional.pairwise_distance(_t(lib, a), _t(lib, b), p=p))
+    _both(lambda lib: lib.pairwise_distance(_t(lib, a[0, 0]), _t(lib, b[0, 0]), p=p))
+    _both(lambda lib: lib.nn.functional.triplet_margin_loss(_t(lib, a), _t(lib, b), _t(lib, b.flip(0)), p=p))
