@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 import pytest
 import torch
 
@@ -164,3 +166,112 @@ def test_pairwise_distance_integers(dtype, p):
     _both(lambda lib: lib.nn.functional.pairwise_distance(_t(lib, a), _t(lib, b), p=p))
     _both(lambda lib: lib.pairwise_distance(_t(lib, a[0, 0]), _t(lib, b[0, 0]), p=p))
     _both(lambda lib: lib.nn.functional.triplet_margin_loss(_t(lib, a), _t(lib, b), _t(lib, b.flip(0)), p=p))
+
+
+# ---- as_strided_ and views of a storage (as_strided reads the whole storage, from any view) ----
+@pytest.mark.parametrize("offset", [None, 0, 3, 10])
+def test_as_strided_on_a_partial_view_and_inplace(offset):
+    base = torch.arange(20.)
+
+    def f(lib):
+        b = _t(lib, base)
+        v = b[5:15]
+        kw = {} if offset is None else {"storage_offset": offset}
+        out = v.as_strided((2, 2), (1, 2), **kw)
+        w = b[5:15]
+        r = w.as_strided_((2, 2), (1, 2), **kw)
+        assert r is w and w.storage_offset() == (5 if offset is None else offset)
+        u = b[5:15]
+        assert lib.as_strided_(u, (3,), (2,)) is u
+        return out, w, u, out.storage_offset(), v.unfold(0, 2, 3).storage_offset()
+    _both(f)
+
+
+def test_as_strided_inplace_gradient_and_version():
+    x = torch.randn(3, 3, dtype=torch.float64)
+
+    def f(lib):
+        leaf = _t(lib, x).requires_grad_()
+        y = leaf * 2
+        v0 = y._version
+        y.as_strided_((2, 2), (1, 2), 1)
+        assert y._version == v0 + 1
+        (y * lib.arange(4.0, dtype=lib.float64).reshape(2, 2)).sum().backward()
+        return leaf.grad, y.grad_fn.name()
+    _both(f)
+
+
+def test_as_strided_inplace_errors():
+    _both(lambda lib: lib.zeros(4).as_strided_((3,), (2,)))
+    _both(lambda lib: lib.zeros(4).as_strided_((2,), (-1,)))
+    _both(lambda lib: lib.zeros(4, requires_grad=True).as_strided_((2,), (1,)))
+
+
+# ---- empty_strided / new_empty_strided keep their strides ----
+@pytest.mark.parametrize("size,stride", [((), ()), ((2, 0), (3, 4)), ((3, 2, 2), (1, 2, 3)), ((2, 3), (7, 8)),
+                                         ((2, 3), (1,)), ((2, 3), (1, -2))])
+def test_empty_strided_strides(size, stride):
+    def f(lib):
+        e = lib.empty_strided(size, stride, dtype=lib.float64)
+        n = _t(lib, torch.zeros(5, dtype=torch.int16)).new_empty_strided(size, stride)
+        return e.shape, e.stride(), e.dtype, n.shape, n.stride(), n.dtype
+    _both(f)
+
+
+# ---- numbers converted as c10 does: scalar_tensor, index_add's alpha ----
+@pytest.mark.parametrize("value", [-5, -5.5, 300, 3.7, -3.7, 1e10, float("nan"), float("inf"), 2 + 0j, 2 + 1j, True])
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int64, torch.float32, torch.bool])
+def test_scalar_tensor_conversion(value, dtype):
+    _both(lambda lib: lib.scalar_tensor(value, dtype=getattr(lib, str(dtype).split(".")[1])))
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int32, torch.float32])
+@pytest.mark.parametrize("alpha", [-1, 2, 300, -300, 2.5, 1.0, True, 1e39, 1j])
+def test_index_add_alpha_conversion(dtype, alpha):
+    x, s, i = torch.tensor([10, 20, 30]).to(dtype), torch.tensor([1, 2]).to(dtype), torch.tensor([0, 2])
+    _both(lambda lib: lib.index_add(_t(lib, x), 0, _t(lib, i), _t(lib, s), alpha=alpha))
+    _both(lambda lib: _t(lib, x).index_add_(0, _t(lib, i), _t(lib, s), alpha=alpha))
+
+
+# ---- normal's factory keywords; tensordot broadcasting a size-1 contracted dim (values and gradients) ----
+def test_normal_factory_keywords():
+    _both(lambda lib: lib.normal(1.6, 0.3, [2, 2, 2], dtype=lib.float64, layout=torch.strided, device="cpu",
+                                 pin_memory=False))
+
+
+@pytest.mark.parametrize("sa,sb,dims", [((1, 1, 1), (2, 1, 2), ([0, 1], [2, 0])), ((1, 3), (2, 3), ([0], [0])),
+                                        ((2, 3), (1, 3), ([1, 0], [1, 0])), ((2, 2), (3, 2), ([0], [0]))])
+def test_tensordot_broadcasts_size_one(sa, sb, dims):
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(sa, dtype=torch.float64, generator=g), torch.randn(sb, dtype=torch.float64, generator=g)
+
+    def f(lib):
+        x, y = _t(lib, a).requires_grad_(), _t(lib, b).requires_grad_()
+        out = lib.tensordot(x, y, dims=dims)
+        out.sum().backward()
+        return out, x.grad, y.grad
+    _both(f)
+
+
+# ---- Bessel functions: PyTorch's evaluation (bits of its kernels), not SciPy's ----
+@pytest.mark.parametrize("fn", ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64])
+def test_bessel_values_are_torchs(fn, dtype):
+    x = torch.cat([torch.linspace(-30, 30, 2001, dtype=torch.float64),
+                   torch.tensor([0.0, -0.0, 1e-6, 5.0, 4.9999999, 5.0000001, 1e10, float("inf"), -float("inf"),
+                                 float("nan")], dtype=torch.float64)]).to(dtype)
+    res = _both(lambda lib: getattr(lib.special, fn)(_t(lib, x)))
+    if dtype == torch.float64:  # closer than the harness's 1e-7: a few ulps of PyTorch's value
+        n, t = res[0].numpy(), res[1].numpy()
+        fin = np.isfinite(t)
+        assert np.abs(n[fin] - t[fin]).max() < 4e-15
+
+
+# ---- the masked pointwise ops' canonical mask (PyTorch's _input_mask(input, *args, mask=..., **kwargs)) ----
+def test_masked_logaddexp_with_keyword_masks():
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(5, 10, 5, generator=g), torch.randn(5, 10, 5, generator=g)
+    ma, mb = torch.rand(5, 10, 1, generator=g) > 0.5, torch.rand(5, 1, 5, generator=g) > 0.5
+    _both(lambda lib: lib.masked.logaddexp(_t(lib, a), _t(lib, b), input_mask=_t(lib, ma), other_mask=_t(lib, mb)))
+    _both(lambda lib: lib.masked._input_mask(_t(lib, a), _t(lib, b), mask=_t(lib, ma), input_mask=None))
+    _both(lambda lib: lib.masked._input_mask(_t(lib, a)))

@@ -65,12 +65,12 @@ def checked_scalar(value, np_dtype):
     bad = RuntimeError(f"value cannot be converted to type {_C_TYPE.get(str(dt), str(dt))} without overflow")
     if dt.kind == "c":
         return complex(value)
+    if dt.kind == "b":  # any number converts to bool (nonzero: True)
+        return bool(value)
     if isinstance(value, (complex, np.complexfloating)):
         if value.imag != 0:
             raise bad
         value = value.real
-    if dt.kind == "b":
-        return bool(value)
     if dt.kind == "f":
         value = float(value)
         if not np.isfinite(value) or abs(value) <= float(np.finfo(dt).max):

@@ -20,7 +20,7 @@ from ..autograd.function import Op, linear_backward
 from ._util import check_inplace, dims_arg, wrap_dim
 from .shape import SqueezeBackward0, TBackward0, TransposeBackward0, UnsqueezeBackward0, _ints
 
-__all__ = ["as_strided"]
+__all__ = ["as_strided", "as_strided_"]
 
 
 # ------------------------------------------------------------------------------------------------
