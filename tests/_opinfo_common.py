@@ -22,8 +22,10 @@ def to_nt(x):
     """A numtorch copy of torch values (tensors keep requires_grad; dtypes, memory formats, devices and
     sizes become numtorch's), recursively through lists, tuples and dicts."""
     if isinstance(x, torch.Tensor):
-        t = numtorch.tensor(x.detach().numpy(force=True).copy())
+        t = _tensor_to_nt(x.detach())
         return t.requires_grad_(True) if x.requires_grad else t
+    if isinstance(x, torch.nn.Module) and type(x).__module__.startswith("torch.nn.modules"):
+        return _module_to_nt(x)
     if isinstance(x, torch.dtype):
         return getattr(numtorch, str(x).split(".")[1])
     if isinstance(x, torch.memory_format):
@@ -84,6 +86,36 @@ def to_nt_shared(x):
             return {k: walk(v) for k, v in y.items()}
         return to_nt(y)
     return walk(x)
+
+
+def _values_to_nt(x):
+    """A numtorch copy of the values of torch tensor ``x`` (bfloat16 by way of float32, which holds it exactly)."""
+    if x.dtype == torch.bfloat16:
+        return numtorch.tensor(x.float().numpy(force=True).copy()).to(numtorch.bfloat16)
+    return numtorch.tensor(x.numpy(force=True).copy())
+
+
+def _tensor_to_nt(x):
+    """A numtorch copy of ``x``; a view whose layout a fresh tensor would not have (a storage offset, a
+    storage larger than its elements, strides out of order: ``base[5:15]``, ``t.T``) keeps its whole
+    storage and its strides, so ops that reach the storage (``as_strided``) see the same memory."""
+    n = x.untyped_storage().nbytes() // x.element_size() if x.layout == torch.strided else x.numel()
+    if x.is_contiguous() and x.storage_offset() == 0 and n == x.numel() or not x.numel() or x.is_conj() or x.is_neg():
+        return _values_to_nt(x)
+    flat = _values_to_nt(torch.as_strided(x, (n,), (1,), 0))
+    return flat.as_strided(tuple(x.shape), x.stride(), x.storage_offset())
+
+
+# torch.nn modules an entry may pass as an argument (the distance function of
+# triplet_margin_with_distance_loss): rebuilt as numtorch's module of the same class and constructor arguments
+_MODULE_ARGS = {"PairwiseDistance": ("norm", "eps", "keepdim"), "CosineSimilarity": ("dim", "eps")}
+
+
+def _module_to_nt(m):
+    name = type(m).__name__
+    if name not in _MODULE_ARGS:
+        raise TypeError(f"the harness cannot convert torch module {name} to numtorch")
+    return getattr(numtorch.nn, name)(*(getattr(m, a) for a in _MODULE_ARGS[name]))
 
 
 def key(op):

@@ -269,7 +269,8 @@ def _check_sample(op, nfn, s, dt, i, fails):
             fails.setdefault(f"inplace:{dn}", f"no numtorch Tensor.{_method_name(op.inplace_variant)}")
         else:
             try:
-                tx, nx = s.input.detach().clone(), to_nt(s.input.detach())
+                tx = s.input.detach().clone()
+                nx = to_nt(tx.clone())  # the same fresh storage torch writes into (to_nt keeps a view's storage)
                 targs, tkw = [a.detach() if isinstance(a, torch.Tensor) else a for a in s.args], dict(s.kwargs)
                 args, kwargs = to_nt(targs), to_nt(tkw)
                 res = _run_pair(lambda: op.inplace_variant(tx, *targs, **tkw),

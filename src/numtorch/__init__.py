@@ -32,6 +32,7 @@ from ._ops.unary import *  # noqa: F401,F403
 from ._ops.logic import *  # noqa: F401,F403
 from ._ops.reduction import *  # noqa: F401,F403
 from ._ops.matmul import *  # noqa: F401,F403
+from ._ops.einsum import *  # noqa: F401,F403
 from ._ops.shape import *  # noqa: F401,F403
 from ._ops.slicing import *  # noqa: F401,F403
 from ._ops.strided import *  # noqa: F401,F403

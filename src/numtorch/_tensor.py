@@ -157,9 +157,7 @@ class Tensor:
     def storage_offset(self) -> int:
         if type(self._data) is MetaArray:
             return 0
-        base = self._data
-        while isinstance(base.base, np.ndarray):
-            base = base.base
+        base = _storage._owner(self._data)
         off = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
         return off // self._data.itemsize
 

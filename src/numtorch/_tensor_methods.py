@@ -16,6 +16,7 @@ from ._ops import unary as _U
 from ._ops import calculus as _calc, cumulative as _cum, statistics as _stats, vectors as _vec
 from ._ops import linalg_legacy as _lx, sampling as _sampling, structured_matrices as _structured
 from ._ops import complex_ops as _complex, householder as _householder
+from ._ops import einsum as _einsum
 from ._tensor import Tensor
 from .autograd import tensor_api
 
@@ -72,7 +73,7 @@ _bind(_logic, "bitwise_left_shift bitwise_right_shift")
 _bind_inplace(_logic, "bitwise_left_shift bitwise_right_shift")
 # in-place variants PyTorch's OpInfo database runs (issue #16)
 _bind_inplace(_logic, "logical_xor bitwise_and bitwise_or bitwise_xor bitwise_not")
-_bind_inplace(P, "float_power")
+_bind(P, "float_power_")
 
 # ---- special functions ----------------------------------------------------------------------------
 from ._ops import special as _special  # noqa: E402
@@ -88,7 +89,8 @@ _bind(_stats, "median quantile nanquantile nanmedian mode histc")
 _bind(_calc, "diff")
 
 # ---- linear algebra -----------------------------------------------------------------------------
-_bind(matmul, "matmul mm bmm mv dot vdot inner outer ger addmm addmm_ baddbmm baddbmm_ addmv addmv_ addbmm addbmm_ trace")
+_bind(matmul, "matmul mm bmm mv dot vdot outer ger addmm addmm_ baddbmm baddbmm_ addmv addmv_ addbmm addbmm_ trace")
+_bind(_einsum, "inner")
 Tensor.__matmul__ = lambda self, other: matmul.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
 Tensor.__rmatmul__ = lambda self, other: matmul.matmul(other, self) if isinstance(other, Tensor) else NotImplemented
 _bind(_lx, "det logdet slogdet inverse pinverse matrix_power matrix_exp cholesky svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse")
@@ -109,7 +111,7 @@ _bind(shape, """view=view_method view_as reshape=reshape_method reshape_as flatt
          expand=expand_method expand_as broadcast_to clone contiguous as_subclass""")
 Tensor.T, Tensor.mT = property(shape.T_prop), property(shape.mT_prop)
 Tensor.H, Tensor.mH = property(_complex.H_prop), property(_complex.mH_prop)
-_bind(strided, "unfold as_strided squeeze_ unsqueeze_ t_ transpose_ swapdims_=transpose_ swapaxes_=transpose_ resize_")
+_bind(strided, "unfold as_strided as_strided_ squeeze_ unsqueeze_ t_ transpose_ swapdims_=transpose_ swapaxes_=transpose_ resize_")
 _bind(slicing, "split chunk tensor_split unbind narrow select split_with_sizes hsplit vsplit dsplit")
 _bind(rearrange, """repeat=repeat_method tile=tile_method repeat_interleave flip=flip_method fliplr flipud roll rot90
          tril triu diagonal diag diag_embed""")
@@ -147,7 +149,7 @@ _bind(_scatter, "gather scatter scatter_add scatter_reduce take take_along_dim s
 _bind(sorting, "nonzero argwhere topk sort argsort msort kthvalue unique unique_consecutive bincount")
 
 # ---- creation from an existing tensor (new_*) ---------------------------------------------------
-_bind(creation, "new_zeros new_ones new_full new_empty new_tensor")
+_bind(creation, "new_zeros new_ones new_full new_empty new_empty_strided new_tensor")
 
 # ---- nn kernels that PyTorch also exposes as Tensor methods -------------------------------------
 from ._ops import nn_ops  # noqa: E402

@@ -19,8 +19,13 @@ __all__ = ["UntypedStorage", "TypedStorage"]
 
 
 def _owner(a: np.ndarray) -> np.ndarray:
-    while isinstance(a.base, np.ndarray):
-        a = a.base
+    """The array owning ``a``'s memory: the end of its ``.base`` chain, walking through the holder NumPy's
+    ``as_strided``/``broadcast_to`` put between a strided view and the array it views (its ``.base``)."""
+    b = a.base
+    while b is not None:
+        if isinstance(b, np.ndarray):
+            a = b
+        b = getattr(b, "base", None)
     return a
 
 

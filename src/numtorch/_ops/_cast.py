@@ -6,7 +6,6 @@ writes apply (float into int, int into bool, complex into real are refused).
 """
 from __future__ import annotations
 
-import math
 import numpy as np
 
 from .. import _dtype
@@ -14,7 +13,7 @@ from .._backend import meta
 from .._tensor import Tensor
 from ..autograd.function import Op
 
-__all__ = ["cast", "check_scalar_fits", "ToCopyBackward0"]
+__all__ = ["cast", "ToCopyBackward0", "checked_scalar"]
 
 
 class ToCopyBackward0(Op):
@@ -52,26 +51,40 @@ def _aten(np_dtype) -> str:
 
 
 
-_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
-_C_TYPES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
-            "int32": "int"}
+_C_TYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+           "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+           "complex64": "c10::complex<float>", "complex128": "c10::complex<double>", "bool": "bool"}
 
 
-def check_scalar_fits(value, np_dtype) -> None:
-    """PyTorch's RuntimeError (c10's ``checked_convert``) when the number ``value`` can't be stored in
-    ``np_dtype`` without overflow: a complex with an imaginary part into a real dtype, a finite number past
-    a float dtype's range, an infinite, NaN or out-of-range number into an integer dtype (for unsigned,
-    down to minus its maximum: those wrap)."""
-    kind, name = np_dtype.kind, np_dtype.name
-    if kind in "cb" or isinstance(value, bool):
-        return
-    bad = isinstance(value, complex) and value.imag != 0
-    v = value.real if isinstance(value, complex) else value
-    if not bad and kind in "fV":
-        bad = name in _FLOAT_MAX and math.isfinite(v) and abs(v) > _FLOAT_MAX[name]
-    elif not bad:
-        lo, hi = (-(2 ** (8 * np_dtype.itemsize) - 1), 2 ** (8 * np_dtype.itemsize) - 1) if kind == "u" else \
-            (-2 ** (8 * np_dtype.itemsize - 1), 2 ** (8 * np_dtype.itemsize - 1) - 1)
-        bad = not (math.isfinite(v) and lo <= v <= hi)
-    if bad:
-        raise RuntimeError(f"value cannot be converted to type {_C_TYPES.get(name, name + '_t')} without overflow")
+def checked_scalar(value, np_dtype):
+    """A Python number ``value`` (``alpha=``, ``beta=``...) converted to a tensor's dtype as c10's checked
+    conversion does: floats truncate toward zero into integer dtypes, a negative int wraps into an
+    unsigned one (``-1`` -> 255, two's complement), and a value out of the dtype's range, a NaN into an
+    integer dtype, or a complex number with an imaginary part into a real dtype raises PyTorch's
+    RuntimeError "value cannot be converted to type T without overflow". Returns a Python number."""
+    dt = np.dtype(np_dtype)
+    bad = RuntimeError(f"value cannot be converted to type {_C_TYPE.get(str(dt), str(dt))} without overflow")
+    if dt.kind == "c":
+        return complex(value)
+    if dt.kind == "b":  # any number converts to bool (nonzero: True)
+        return bool(value)
+    if isinstance(value, (complex, np.complexfloating)):
+        if value.imag != 0:
+            raise bad
+        value = value.real
+    if dt.kind == "f":
+        value = float(value)
+        if not np.isfinite(value) or abs(value) <= float(np.finfo(dt).max):
+            return value
+        raise bad
+    info = np.iinfo(dt)
+    if isinstance(value, (bool, np.bool_, int, np.integer)):
+        value = int(value)
+        low = -int(info.max) if dt.kind == "u" else int(info.min)  # unsigned: negatives wrap
+        if not low <= value <= info.max:
+            raise bad
+        return value % (int(info.max) + 1) if value < 0 and dt.kind == "u" else value
+    value = float(value)
+    if value != value or not info.min <= value <= info.max:
+        raise bad
+    return int(value)

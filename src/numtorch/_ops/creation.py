@@ -18,6 +18,7 @@ from .. import _dtype
 from .._device import check as _check_device
 from .._tensor import Tensor, _make
 from ..autograd import function as _function
+from ._cast import checked_scalar
 from ._layout import laid_out
 from ._meta import to_meta
 from ._out import _out
@@ -234,8 +235,23 @@ def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, req
     return _finish(B.empty(_shape("empty", sizes, size), _npd(dtype), dev), requires_grad)
 
 
-def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, **_):
-    return empty(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """An uninitialized tensor of ``size`` laid out with ``stride`` (elements) in a storage just large
+    enough (``torch.empty_strided``). RuntimeError when the lengths differ or a stride is negative."""
+    _check_device(device)
+    return _finish(_strided_array(size, stride, _npd(dtype)), requires_grad)
+
+
+def _strided_array(size, stride, npd):
+    size, stride = _size((size,)), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+                           f"({len(stride)})")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    need = 1 + sum((n - 1) * st for n, st in zip(size, stride)) if all(size) else 0
+    isz = np.dtype(npd).itemsize
+    return np.ndarray(size, npd, buffer=B.empty((need,), npd), strides=tuple(st * isz for st in stride))
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -354,7 +370,13 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_g
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
-    return _finish(np.asarray(s, _npd(dtype)), requires_grad, _check_device(device))
+    """A 0-d tensor holding number ``s`` (``torch.scalar_tensor``; default dtype: the default float). ``s``
+    is converted as c10 does: truncated into integer dtypes, a negative int wrapped into uint8, and
+    RuntimeError for a value out of the dtype's range (or NaN into an integer dtype)."""
+    npd = _npd(dtype)
+    if isinstance(s, (int, float, complex, np.number, np.bool_)):
+        s = checked_scalar(s, npd)
+    return _finish(np.asarray(s, npd), requires_grad, _check_device(device))
 
 
 def tril_indices(row, col, offset=0, *, dtype=None, device=None):
@@ -427,6 +449,13 @@ def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad=False,
     """An uninitialized tensor of ``size`` with ``self``'s dtype by default (``Tensor.new_empty``)."""
     dev = self.device if device is None else _check_device(device)
     return _finish(B.empty(_new_size(size, "new_empty"), _new_npd(self, dtype), dev), requires_grad)
+
+
+def new_empty_strided(self: Tensor, size, stride, dtype=None, device=None, requires_grad=False, layout=None,
+                      pin_memory=False):
+    """``torch.empty_strided(size, stride)`` with ``self``'s dtype by default (``Tensor.new_empty_strided``)."""
+    _check_device(device)
+    return _finish(_strided_array(size, stride, _new_npd(self, dtype)), requires_grad)
 
 
 def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,

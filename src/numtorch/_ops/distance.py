@@ -160,12 +160,14 @@ class PairwiseDistanceBackward(Op):
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """``torch.pairwise_distance``: the ``p``-norm of ``x1 - x2 + eps`` along the last dim (broadcast).
 
-    Integer inputs give the default float dtype (as ``x1 - x2 + eps`` does); 0-d inputs a 0-d result.
-    RuntimeError when the shapes do not broadcast.
+    Integer inputs give the default float dtype (as ``x1 - x2 + eps`` does: the difference is taken in the
+    integer dtype, so uint8 wraps around, and ``+ eps`` promotes); 0-d inputs a 0-d result.
+    RuntimeError when the shapes do not broadcast, or for two bool tensors (their ``-``).
     """
     _check_broadcast(x1._data.shape, x2._data.shape)
     if x1._data.dtype.kind not in "fc" and x2._data.dtype.kind not in "fc":
-        x1, x2 = cast(x1, get_default_dtype().np), cast(x2, get_default_dtype().np)
+        fdt = get_default_dtype().np
+        x1, x2 = cast(sub(x1, x2), fdt), _make(np.zeros((), fdt))
     if x1._data.ndim == 0 and x2._data.ndim == 0:  # the norm of one number, over its only (implicit) dim
         return PairwiseDistanceBackward.apply(x1.reshape(1), x2.reshape(1), p=float(p), eps=eps, keepdim=False)
     return PairwiseDistanceBackward.apply(x1, x2, p=float(p), eps=eps, keepdim=bool(keepdim))

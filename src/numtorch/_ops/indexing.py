@@ -20,7 +20,7 @@ from ..autograd.forward_ad import jvp_linear
 from ..autograd import function as _function
 from ..autograd.function import Op, linear_backward, save_indices
 from ..autograd.grad_mode import _State
-from ._cast import _aten, cast, check_scalar_fits
+from ._cast import _aten, cast, checked_scalar
 from ._inplace import check_captured, inplace, inplace_fn
 from ._out import _out, check_select_out
 from ._util import bump, check_writable, placed, to_tensor, unbroadcast
@@ -582,6 +582,8 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
         if a.ndim < 2 or 0 < dim < a.ndim - 1 or idx.dtype == np.int32:
             raise IndexError("index out of range in self")
         raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
+    if a.dtype.kind != "b":  # c10's conversion into input's dtype: uint8 wraps -1 to 255, 300 raises
+        alpha = checked_scalar(alpha, a.dtype)
     return save_indices(IndexAddBackward0.apply(input, source, dim=dim, idx=idx, alpha=alpha), index)
 
 
@@ -633,11 +635,11 @@ def _fill_value(value, input, fname):
             raise RuntimeError(f"{fname} only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
         if value._data.dtype != input._data.dtype:
-            check_scalar_fits(value.item(), input._data.dtype)
+            checked_scalar(value.item(), input._data.dtype)
             value = cast(value, input.dtype)
     else:
         dt = input._data.dtype
-        check_scalar_fits(value, dt)
+        checked_scalar(value, dt)
         if isinstance(value, complex) and dt.kind != "c" or dt.kind == "u" and value < 0:  # what NumPy refuses
             value = np.asarray(value.real if isinstance(value, complex) else value).astype(dt)[()]
     return value

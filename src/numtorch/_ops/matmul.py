@@ -1,5 +1,5 @@
 """The matmul family: matmul and its special cases (mm, bmm, mv, dot), fused multiply-adds
-(addmm, baddbmm, addmv, addbmm), outer products, einsum/tensordot, kron and trace.
+(addmm, baddbmm, addmv, addbmm), outer products and trace (einsum, tensordot and inner: ``einsum.py``).
 
 Every product goes straight to BLAS through ``np.matmul`` on the operands as they are (float32 stays
 float32; transposed views are handed to BLAS without copies). Batched products whose right operand
@@ -10,8 +10,6 @@ Like PyTorch, products do not promote dtypes: mixing float32 and float64 is a Ru
 """
 from __future__ import annotations
 
-import string
-
 import numpy as np
 
 from .. import _dtype
@@ -19,12 +17,13 @@ from .._tensor import Tensor, _make
 from .._tensor_sparse import SparseCOO
 from ..autograd.forward_ad import jvp_linear, jvp_multilinear
 from ..autograd.function import Op, linear_backward
-from ._util import unbroadcast
-from .pointwise import _out, cast, mul
+from ._cast import checked_scalar
+from ._util import check_inplace, unbroadcast
+from .pointwise import _out, cast
 from ._inplace import inplace
 
-__all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "baddbmm", "addmv",
-           "addbmm", "einsum", "tensordot", "trace"]
+__all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "addmm", "baddbmm", "addmv",
+           "addbmm", "trace"]
 
 def _aname(arr):
     """ATen's scalar-type name of an array's dtype ("Float"), as PyTorch's messages spell it."""
@@ -431,6 +430,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=Non
     _mm_checks(a, b)
     _check_expand(c.shape, (a.shape[0], b.shape[1]))
     _check_bool(a, b)
+    beta, alpha = checked_scalar(beta, c.dtype), checked_scalar(alpha, c.dtype)
     return _out(AddmmMatmulBackward.apply(input, mat1, mat2, beta=beta, alpha=alpha), out)
 
 
@@ -449,6 +449,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, o
                            f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     _check_expand(c.shape, (a.shape[0], a.shape[1], b.shape[2]))
     _check_bool(a, b)
+    beta, alpha = checked_scalar(beta, c.dtype), checked_scalar(alpha, c.dtype)
     return _out(BaddbmmBackward0.apply(input, batch1, batch2, beta=beta, alpha=alpha), out)
 
 
@@ -464,6 +465,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None)
         raise RuntimeError(f"size mismatch, got input ({c.shape[0] if c.ndim else 1}), mat "
                            f"({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
     _check_bool(a, b)
+    beta, alpha = checked_scalar(beta, c.dtype), checked_scalar(alpha, c.dtype)
     return _out(AddmvBackward0.apply(input, mat, vec, beta=beta, alpha=alpha), out)
 
 
@@ -476,11 +478,7 @@ def _inplace_of(fn):
     return method
 
 
-def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
-    """``torch.addbmm``: ``beta * input + alpha * sum_b batch1[b] @ batch2[b]``; ``batch1`` ``(B, n, m)``,
-    ``batch2`` ``(B, m, p)``, ``input`` broadcastable to ``(n, p)``. One matmul over the folded
-    batch: ``batch1`` as ``(n, B*m)`` times ``batch2`` as ``(B*m, p)``. Backward node: AddmmBackward0."""
-    a, b = batch1._data, batch2._data
+def _addbmm_checks(a, b):
     if a.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if b.ndim != 3:
@@ -491,12 +489,38 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, ou
     if a.shape[2] != b.shape[1]:
         raise RuntimeError(f"Incompatible matrix sizes for bmm ({a.shape[1]}x{a.shape[2]} and "
                            f"{b.shape[1]}x{b.shape[2]})")
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, out=None) -> Tensor:
+    """``torch.addbmm``: ``beta * input + alpha * sum_b batch1[b] @ batch2[b]``; ``batch1`` ``(B, n, m)``,
+    ``batch2`` ``(B, m, p)``, ``input`` broadcastable to ``(n, p)``. One matmul over the folded
+    batch: ``batch1`` as ``(n, B*m)`` times ``batch2`` as ``(B*m, p)``. Backward node: AddmmBackward0."""
+    a, b = batch1._data, batch2._data
+    _addbmm_checks(a, b)
     m1 = batch1.transpose(0, 1).reshape(a.shape[1], a.shape[0] * a.shape[2])
     m2 = batch2.reshape(b.shape[0] * b.shape[1], b.shape[2])
     return addmm(input, m1, m2, beta=beta, alpha=alpha, out=out)
 
 
-addmm_, baddbmm_, addmv_, addbmm_ = map(_inplace_of, (addmm, baddbmm, addmv, addbmm))
+addmm_, baddbmm_, addmv_ = map(_inplace_of, (addmm, baddbmm, addmv))
+
+
+def addbmm_(self: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """In-place ``addbmm`` (``torch.Tensor.addbmm_``). Unlike ``addmm_``, PyTorch's kernel grows a ``self``
+    that only broadcasts to the result's ``(n, p)`` (shape ``[1]``, ``[]``, ``[p]``) into that shape, its
+    values broadcast first; the history of the old value flows through that broadcast."""
+    a, b = batch1._data, batch2._data
+    _addbmm_checks(a, b)
+    shape = (a.shape[1], b.shape[2])
+    if self._base is None and self._data.shape != shape:
+        check_inplace(self)
+        _addmm_dtypes(self._data, a, b)
+        _check_expand(self._data.shape, shape)
+        grown = self.expand(*shape)
+        self._data = np.ascontiguousarray(grown._data)
+        if grown._rg:  # self's old value reaches the result through the broadcast (summed back in backward)
+            self.grad_fn, self._output_nr = grown.grad_fn, grown._output_nr
+    return inplace(self, addbmm, batch1, batch2, beta=beta, alpha=alpha)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -541,229 +565,6 @@ def outer(input: Tensor, vec2: Tensor, *, out=None) -> Tensor:
 
 
 ger = outer
-
-
-def inner(input: Tensor, other: Tensor, *, out=None) -> Tensor:
-    """Sum over the last dims: ``(..., k), (..., k)`` -> ``input.shape[:-1] + other.shape[:-1]`` (``torch.inner``);
-    a 0-d operand multiplies elementwise."""
-    if input._data.ndim == 0 or other._data.ndim == 0:
-        return _out(mul(input, other), out)
-    if input._data.shape[-1] != other._data.shape[-1]:
-        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
-                           f"{list(input._data.shape)} and {list(other._data.shape)}")
-    return _out(tensordot(input, other, dims=([-1], [-1])), out)
-
-
-# ------------------------------------------------------------------------------------------------
-# einsum and tensordot
-# ------------------------------------------------------------------------------------------------
-_LETTERS = string.ascii_uppercase + string.ascii_lowercase
-
-
-def _parse_einsum(equation, shapes):
-    """Make an equation explicit: per-operand letter strings (ellipsis spelt out), the output letters
-    and every letter's size. Raises PyTorch's RuntimeErrors for malformed equations."""
-    lhs, arrow, rhs = equation.partition("->")
-    for i, ch in enumerate(equation):
-        if not (ch in _LETTERS or ch in ",.- >" or ch == " "):
-            raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
-                               f"subscripts must be in [a-zA-Z]")
-    terms = [t.replace(" ", "") for t in lhs.split(",")]
-    if len(terms) > len(shapes):
-        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
-    if len(terms) < len(shapes):
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
-    used = set(equation)
-    free = [c for c in _LETTERS if c not in used]
-    n_ell = 0
-    for k, (t, shp) in enumerate(zip(terms, shapes)):
-        n_let = len(t.replace("...", ""))
-        if "..." in t:
-            if n_let > len(shp):
-                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n_let}) is more than the "
-                                   f"number of dimensions ({len(shp)}) for operand {k}")
-            n_ell = max(n_ell, len(shp) - n_let)
-        elif n_let != len(shp):
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n_let}) does not match the "
-                               f"number of dimensions ({len(shp)}) for operand {k} and no ellipsis was given")
-    ell = "".join(free[:n_ell])
-    terms = [t.replace("...", ell[n_ell - (len(s) - len(t.replace("...", ""))):] if n_ell else "")
-             if "..." in t else t for t, s in zip(terms, shapes)]
-    sizes = {}
-    for k, (t, shp) in enumerate(zip(terms, shapes)):
-        seen = {}
-        for c, s in zip(t, shp):
-            if c in seen and seen[c] != s:
-                raise RuntimeError(f"einsum(): subscript {c} is repeated for operand {k} but the sizes don't match, "
-                                   f"{s} != {seen[c]}")
-            seen[c] = s
-            prev = sizes.get(c)
-            if prev is None or prev == 1:
-                sizes[c] = s
-            elif s != 1 and s != prev:
-                raise RuntimeError(f"einsum(): subscript {c} has size {s} for operand {k} which does not broadcast "
-                                   f"with previously seen size {prev}")
-    if arrow:
-        out = rhs.replace(" ", "").replace("...", ell)
-        for c in out:
-            if c not in sizes:
-                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input "
-                                   f"operand")
-            if out.count(c) > 1:
-                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
-    else:  # implicit output: ellipsis dims, then the letters used once, sorted
-        counts = {}
-        for t in terms:
-            for c in t:
-                counts[c] = counts.get(c, 0) + 1
-        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
-    return terms, out, sizes
-
-
-def _einsum(eq, arrays):
-    if arrays[0].dtype.kind == "V":  # bfloat16: compute in float32
-        return np.einsum(eq, *(a.astype(np.float32) for a in arrays), optimize=len(arrays) > 1).astype(arrays[0].dtype)
-    return np.einsum(eq, *arrays, optimize=len(arrays) > 1)
-
-
-class _Einsum(Op):
-    """``np.einsum`` over explicit subscripts; each operand's gradient is another einsum.
-
-    The gradient of operand i contracts the upstream gradient (output subscripts) with the other
-    operands into operand i's distinct subscripts; subscripts that appear nowhere else are
-    broadcast back, size-1 (broadcast) dims are summed, and repeated subscripts (a diagonal) are
-    written into a zero tensor through a diagonal view.
-    """
-
-    def forward(self, *arrays, spec):
-        terms, out, sizes = spec
-        self.saved = arrays
-        self.spec = spec
-        res = _einsum(",".join(terms) + "->" + out, arrays)
-        if len(arrays) == 1 and np.may_share_memory(res, arrays[0]):
-            return np.array(res, order="C", copy=True)  # einsum may return a view (e.g. a transpose)
-        return np.asarray(res, order="C")  # keeps 0-d results 0-d (ascontiguousarray would not)
-
-    def backward(self, g):
-        arrays = self.saved
-        if g.dtype.kind == "c":  # complex: contract with the conjugated other operands
-            arrays = tuple(_cz(x) for x in arrays)
-        terms, out, sizes = self.spec
-        grads = []
-        for i, (arr, term) in enumerate(zip(arrays, terms)):
-            if self._edges[i] is None:
-                grads.append(None)
-                continue
-            others = [j for j in range(len(terms)) if j != i]
-            avail = set(out).union(*(terms[j] for j in others))
-            uniq = "".join(dict.fromkeys(term))
-            keep = "".join(c for c in uniq if c in avail)
-            eq = ",".join([out] + [terms[j] for j in others]) + "->" + keep
-            r = _einsum(eq, [g] + [arrays[j] for j in others])
-            if len(keep) < len(uniq):  # letters summed only inside this operand: broadcast the grad back
-                order = keep + "".join(c for c in uniq if c not in keep)
-                r = r.reshape(r.shape + (1,) * (len(uniq) - len(keep)))
-                r = np.broadcast_to(r.transpose([order.index(c) for c in uniq]), [sizes[c] for c in uniq])
-            own = [arr.shape[term.index(c)] for c in uniq]
-            axes = tuple(k for k, s in enumerate(own) if s == 1 and r.shape[k] != 1)
-            if axes:
-                r = r.sum(axis=axes, keepdims=True)
-            if len(uniq) < len(term) and self._graph:  # the diagonal written through a 0/1 mask
-                mask = np.zeros(arr.shape, arr.dtype)
-                np.einsum(term + "->" + uniq, mask)[...] = 1
-                shape = [r.shape[uniq.index(c)] if term.index(c) == k else 1 for k, c in enumerate(term)]
-                r = r.reshape(shape) * mask
-            elif len(uniq) < len(term):
-                full = np.zeros(arr.shape, arr.dtype)
-                np.einsum(term + "->" + uniq, full)[...] = r
-                r = full
-            grads.append(r.astype(arr.dtype, copy=False))
-        return tuple(grads)
-
-
-class TensordotBackward0(_Einsum):
-    _saves = (0, 1)
-    _saves_for = {0: (1,), 1: (0,)}  # an operand is read only for the other's gradient (as mm saves)
-
-
-_EINSUM_OPS = {}
-
-
-def _einsum_op(n):
-    """The einsum node class for ``n`` operands (``_saves`` lists them all, so each is version-checked)."""
-    op = _EINSUM_OPS.get(n)
-    if op is None:
-        # an operand's values are read only for the other operands' gradients (its own needs its shape)
-        saves_for = {i: tuple(j for j in range(n) if j != i) for i in range(n)} if n > 1 else None
-        op = _EINSUM_OPS[n] = type(f"Einsum{n}Operands", (_Einsum,),
-                                   {"_saves": tuple(range(n)), "_node_name": "EinsumBackward0",
-                                    "_saves_for": saves_for})
-    return op
-
-
-def einsum(equation: str, *operands) -> Tensor:
-    """Einstein summation (``torch.einsum``): ``einsum("ij,jk->ik", a, b)``; operands may also be
-    given as one list. Supports implicit output, ``...`` (broadcasting) and repeated subscripts
-    (diagonals). All operands must share one dtype. Contractions run through ``np.einsum`` with
-    path optimization (BLAS for pairwise contractions). RuntimeError with PyTorch's messages for
-    malformed equations and size mismatches. Backward node: EinsumBackward0.
-    """
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    if not isinstance(equation, str):
-        raise TypeError(f"einsum(): argument 'equation' must be str, not {type(equation).__name__}")
-    for k, t in enumerate(operands):
-        _check_tensor(t, "einsum", "operands", k + 2)
-    if not operands:
-        raise RuntimeError("einsum(): must provide at least one operand")
-    d0 = operands[0]._data.dtype
-    for t in operands[1:]:
-        if t._data.dtype != d0:
-            raise RuntimeError(f"expected scalar type {_aname(operands[0]._data)} but found {_aname(t._data)}")
-    spec = _parse_einsum(equation, [t._data.shape for t in operands])
-    return _einsum_op(len(operands)).apply(*operands, spec=spec)
-
-
-def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
-    """Contract ``dims`` of ``a`` with ``dims`` of ``b`` (``torch.tensordot``).
-
-    ``dims`` is an int (last ``dims`` of ``a`` with first ``dims`` of ``b``) or a pair of dim lists.
-    Result shape: ``a``'s free dims then ``b``'s. RuntimeError for mismatched sizes or dtypes.
-    """
-    na, nb = a._data.ndim, b._data.ndim
-    if isinstance(dims, Tensor):
-        dims = dims.tolist()
-    if isinstance(dims, int):
-        if dims < 0:
-            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
-        if dims > min(na, nb):
-            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
-        da, db = list(range(na - dims, na)), list(range(dims))
-    else:
-        da, db = dims
-        da = [da] if isinstance(da, int) else list(da)
-        db = [db] if isinstance(db, int) else list(db)
-        if len(da) != len(db):
-            raise RuntimeError(f"both dimension lists should have same length, but got {len(da)} and {len(db)}")
-        da = [d + na if d < 0 else d for d in da]
-        db = [d + nb if d < 0 else d for d in db]
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError("both inputs should have same dtype")
-    for x, y in zip(da, db):
-        if a._data.shape[x] != b._data.shape[y]:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size {a._data.shape[x]} in dim "
-                               f"{x} and second has size {b._data.shape[y]} in dim {y}")
-    la = _LETTERS[:na]
-    lb = [None] * nb
-    for x, y in zip(da, db):
-        lb[y] = la[x]
-    extra = iter(_LETTERS[na:])
-    lb = "".join(c if c is not None else next(extra) for c in lb)
-    outl = "".join(c for k, c in enumerate(la) if k not in da) + "".join(c for k, c in enumerate(lb) if k not in db)
-    sizes = dict(zip(la, a._data.shape))
-    sizes.update(zip(lb, b._data.shape))
-    res = TensordotBackward0.apply(a, b, spec=([la, lb], outl, sizes))
-    return _out(res, out)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from ..autograd.forward_ad import jvp_linear, jvp_multilinear
 from ..autograd.function import Op, save_indices
 from ..autograd.grad_mode import _State
 from ._cast import _aten, cast
-from ._inplace import _FAST_INPLACE, inplace_fn
+from ._inplace import _FAST_INPLACE, inplace, inplace_fn
 from ._out import _out
 from ._util import _bshape, _cj, _wrap_int, _const, _f32, _need_tensor, _nondiff, _shape, prep2, to_tensor, unbroadcast
 from .sorting import nonzero
@@ -358,6 +358,18 @@ def float_power(input, exponent, *, out=None):
     dt = _dtype.complex128 if cx else _dtype.float64
     to64 = lambda x: cast(x, dt) if isinstance(x, Tensor) else x  # noqa: E731
     return pow(to64(input), to64(exponent), out=out)
+
+
+def float_power_(self: Tensor, exponent) -> Tensor:
+    """In-place ``float_power`` (``Tensor.float_power_``): RuntimeError unless ``self`` already has the
+    result's dtype (float64; complex128 when either operand is complex), which it cannot change."""
+    cx = self._data.dtype.kind == "c" or isinstance(exponent, complex) or \
+        isinstance(exponent, Tensor) and exponent._data.dtype.kind == "c"
+    need = _dtype.complex128 if cx else _dtype.float64
+    if self.dtype != need:
+        raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype._aten_name} but the operation's "
+                           f"result requires dtype {need._aten_name}")
+    return inplace(self, float_power, exponent)
 
 
 def maximum(input, other, *, out=None):

@@ -15,11 +15,11 @@ import numbers
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ._window import _along, _check_tensor
 from .pooling import adaptive_avg_pool
-from .resample_weights import resample_by_matrices
+from .resample_weights import resample_by_matrices, resample_uint8
 
 __all__ = ["channel_shuffle"]
 
@@ -182,11 +182,15 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if antialias or mode == "bicubic":
         if nd != 2:
             raise NotImplementedError(f"Got {x.ndim}D input, but bicubic mode needs 4D input")
+        if x.dtype == np.uint8:  # images: PyTorch's fixed-point kernel (not differentiable)
+            return _make(resample_uint8(x, out_sp, scales, align_corners, mode, antialias))
         if x.dtype.kind != "f":
             kernel = "upsample_bicubic2d_aa" if mode == "bicubic" else "upsample_bilinear2d_aa"
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype._aten_name}'")
         return resample_by_matrices(input, out_sp, scales, align_corners, mode, antialias)
     if mode in _LINEAR:
+        if x.dtype == np.uint8 and nd == 2:
+            return _make(resample_uint8(x, out_sp, scales, align_corners, mode, antialias))
         if x.dtype.kind != "f":
             kernel = "compute_indices_weights_linear" if nd == 1 else f"upsample_{mode}{nd}d_channels_last"
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype._aten_name}'")

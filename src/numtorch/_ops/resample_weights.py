@@ -12,8 +12,11 @@ The weights follow ATen's CPU kernels (``UpSampleKernel.cpp``):
   stretched by ``scale`` when ``scale > 1`` and its weights are normalised to sum to 1.
 
 Weights are computed in float64 and cast to the input's dtype; results agree with PyTorch's to float
-rounding (PyTorch's uint8 antialiasing kernels use fixed-point arithmetic and are not reproduced:
-numtorch resamples floating-point tensors only).
+rounding. uint8 images (bilinear, bicubic, antialiased or not, 4-D) take PyTorch's fixed-point path,
+PIL-SIMD's algorithm: each axis's weights are scaled to int16 with as many fraction bits as the largest
+weight allows, and the width then the height pass each round to uint8 (``(sum + half) >> bits``,
+clamped to 0..255); bilinear weights come from the antialiasing formula at scale 1 (taps past an edge
+dropped, the rest renormalised), bicubic ones are the float path's (taps past an edge read the edge).
 """
 from __future__ import annotations
 
@@ -50,22 +53,57 @@ def bicubic_matrix(n_in, n_out, scale, align_corners):
     return m
 
 
-def antialias_matrix(n_in, n_out, scale, align_corners, mode):
-    """The (n_out, n_in) matrix of ATen's antialiased ``_upsample_{bilinear,bicubic}2d_aa`` along one axis."""
+def antialias_matrix(n_in, n_out, scale, align_corners, mode, antialias=True):
+    """The (n_out, n_in) matrix of ATen's antialiased ``_upsample_{bilinear,bicubic}2d_aa`` along one axis
+    (``antialias=False``: the same formula at scale 1, its uint8 bilinear kernel's weights)."""
     sc = _scale(n_in, n_out, align_corners, scale)
     half = 1.0 if mode == "bilinear" else 2.0  # the filter's support at scale 1
-    support = half * sc if sc >= 1.0 else half
-    invscale = 1.0 / sc if sc >= 1.0 else 1.0
+    stretch = antialias and sc >= 1.0
+    support, invscale = (half * sc, 1.0 / sc) if stretch else (half, 1.0)
+    width = int(np.ceil(support)) * 2 + 1 if antialias else int(2 * half)  # taps at most
+    delta = 0.5 if align_corners and not antialias else 0.0
     m = np.zeros((n_out, n_in))
     for i in range(n_out):
-        center = sc * (i + 0.5)
-        lo = max(int(center - support + 0.5), 0)
-        hi = min(int(center + support + 0.5), n_in)
-        x = (np.arange(lo, hi) - center + 0.5) * invscale
+        center = sc * (i + 0.5 - delta)
+        lo = max(int(center - support + 0.5 + delta), 0)
+        hi = lo + min(max(min(int(center + support + 0.5 + delta), n_in) - lo, 0), width)
+        x = (np.arange(lo, hi) - center + 0.5 - delta) * invscale
         w = np.maximum(1.0 - np.abs(x), 0.0) if mode == "bilinear" else _keys_cubic(x, -0.5)
         total = w.sum()
         m[i, lo:hi] = w / total if total != 0 else w
     return m
+
+
+def _fixed_point(m):
+    """``m`` as int16-range integers with ``bits`` fraction bits (as many as the largest weight allows,
+    at most 22), rounded half away from zero: ``(weights, bits)``."""
+    bits, top = 0, m.max()
+    while bits < 22 and int(0.5 + top * (1 << (bits + 1))) < (1 << 15):
+        bits += 1
+    v = m * (1 << bits)
+    return np.trunc(v + np.where(v < 0, -0.5, 0.5)).astype(np.int64), bits
+
+
+def _fixed_point_pass(x, m, axis):
+    """One axis of a uint8 image resampled by weights ``m`` in fixed point, rounded to uint8."""
+    q, bits = _fixed_point(m)
+    y = np.moveaxis(x, axis, -1).astype(np.int64) @ q.T + (1 << (bits - 1))
+    return np.moveaxis(np.clip(y >> bits, 0, 255).astype(np.uint8), -1, axis)
+
+
+def resample_uint8(x, out_sp, scales, align_corners, mode, antialias):
+    """``interpolate`` of a uint8 ``(N, C, H, W)`` array (bilinear or bicubic) as PyTorch's fixed-point
+    kernel computes it: the width pass, then the height pass, each skipped when its size is kept."""
+    out = x
+    for axis in (3, 2):
+        n_in, n_out, sc = x.shape[axis], out_sp[axis - 2], scales[axis - 2]
+        if n_in != n_out:
+            if mode == "bicubic" and not antialias:
+                m = bicubic_matrix(n_in, n_out, sc, align_corners)
+            else:
+                m = antialias_matrix(n_in, n_out, sc, align_corners, mode, antialias)
+            out = _fixed_point_pass(out, m, axis)
+    return x.copy() if out is x else out
 
 
 class _Matrices(Op):

@@ -324,8 +324,8 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
     return _out(_make(_G.randperm(_eng(generator), n).astype(dt)), out)
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
-           requires_grad=False) -> Tensor:
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           pin_memory=False, requires_grad=False) -> Tensor:
     """Normal samples (``torch.normal``): tensor or float ``mean``/``std`` (broadcast), or floats and ``size``.
 
     As PyTorch: standard normals scaled by a tensor ``std`` and shifted by ``mean``; with a float

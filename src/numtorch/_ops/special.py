@@ -19,6 +19,7 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd.forward_ad import jvp_elementwise
 from ..autograd.function import Op
+from . import bessel as _bessel
 from ._util import prep2, unbroadcast
 from .pointwise import _bshape, _out, cast, div, sub
 from .unary import clamp, log
@@ -119,10 +120,24 @@ def _polygamma(n: int, a):
         return _digamma(a)
     if n == 1:  # PyTorch's trigamma is nan at -inf (SciPy: inf)
         out = np.where(a == -np.inf, np.nan, scipy_special.zeta(2.0, _up(a)))
+        pole = (a < 0) & (a == np.floor(a))
+        if pole.any():
+            out = np.where(pole, _trigamma_at_poles(a), out)
     else:  # (-1)^(n+1) n! zeta(n+1, a), as PyTorch
         out = (-1.0) ** (n + 1) * scipy_special.gamma(n + 1.0) * _zeta(np.float64(n + 1), _up(a))
     with np.errstate(over="ignore", invalid="ignore"):  # beyond float32's range: inf, as PyTorch
         return _same(out, a)
+
+
+def _trigamma_at_poles(a):
+    """PyTorch's trigamma at the negative integers: not the pole's inf, but its reflection formula
+    ``pi^2 / sin(pi x)^2 - trigamma(1 - x)`` with ``pi x`` rounded to ``a``'s precision (float32 for
+    float32 and narrower), so that ``sin`` is tiny but not 0 and the value huge but finite."""
+    ft = np.float64 if a.dtype == np.float64 else np.float32
+    x = a.astype(ft)
+    s = np.sin((ft(np.pi) * x).astype(np.float64)).astype(ft).astype(np.float64)  # sinf, correctly rounded
+    with np.errstate(divide="ignore"):
+        return np.pi ** 2 / (s * s) - scipy_special.zeta(2.0, 1.0 - x.astype(np.float64))
 
 
 class DigammaBackward0(Op):
@@ -581,10 +596,11 @@ def _nondiff(name: str, fn, what: str):
     return op
 
 
-bessel_j0 = _nondiff("bessel_j0", "j0", "the Bessel function of the first kind, order 0")
-bessel_j1 = _nondiff("bessel_j1", "j1", "the Bessel function of the first kind, order 1")
-bessel_y0 = _nondiff("bessel_y0", "y0", "the Bessel function of the second kind, order 0")
-bessel_y1 = _nondiff("bessel_y1", "y1", "the Bessel function of the second kind, order 1")
+# J0, J1, Y0, Y1: PyTorch's own evaluation of Cephes' approximations (bessel.py), not SciPy's
+bessel_j0 = _nondiff("bessel_j0", _bessel.j0, "the Bessel function of the first kind, order 0")
+bessel_j1 = _nondiff("bessel_j1", _bessel.j1, "the Bessel function of the first kind, order 1")
+bessel_y0 = _nondiff("bessel_y0", _bessel.y0, "the Bessel function of the second kind, order 0")
+bessel_y1 = _nondiff("bessel_y1", _bessel.y1, "the Bessel function of the second kind, order 1")
 modified_bessel_i0 = _nondiff("modified_bessel_i0", "i0", "``I_0``, the modified Bessel function of the first kind "
                               "(unlike ``i0``)")
 modified_bessel_i1 = _nondiff("modified_bessel_i1", "i1", "``I_1`` (unlike ``i1``)")

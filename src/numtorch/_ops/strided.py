@@ -15,11 +15,12 @@ import operator
 import numpy as np
 
 from .._tensor import Tensor
+from .._tensor_storage import _owner
 from ..autograd.function import Op, linear_backward
 from ._util import check_inplace, dims_arg, wrap_dim
 from .shape import SqueezeBackward0, TBackward0, TransposeBackward0, UnsqueezeBackward0, _ints
 
-__all__ = ["as_strided"]
+__all__ = ["as_strided", "as_strided_"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -78,9 +79,7 @@ def unfold(self: Tensor, dimension, size, step) -> Tensor:
 # ------------------------------------------------------------------------------------------------
 def _storage(a):
     """The flat array owning ``a``'s memory (its "storage"), or None if that array is not contiguous."""
-    root = a
-    while isinstance(root.base, np.ndarray):
-        root = root.base
+    root = _owner(a)
     return root.reshape(-1) if root.flags.c_contiguous else None
 
 
@@ -122,6 +121,11 @@ def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
     """The view of ``input``'s storage with ``size``, ``stride`` (in elements) and ``storage_offset``
     (default: ``input``'s own) (``torch.as_strided``). RuntimeError for negative values or a view
     reaching past the end of the storage."""
+    return AsStridedBackward0.apply(input, **_as_strided_geometry(input, size, stride, storage_offset))
+
+
+def _as_strided_geometry(input: Tensor, size, stride, storage_offset):
+    """``as_strided``'s arguments checked: the view's size, stride and storage offset."""
     size, stride = _ints((size,), "as_strided"), _ints((stride,), "as_strided", "stride")
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
@@ -136,7 +140,7 @@ def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
                            f"itemsize {isz} requiring a storage size of {need * isz} are out of bounds for storage "
                            f"of size {root.size * isz}")
-    return AsStridedBackward0.apply(input, size=size, stride=stride, offset=offset)
+    return dict(size=size, stride=stride, offset=offset)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -163,6 +167,10 @@ class TransposeBackward1(TransposeBackward0):
 
 
 class TBackward1(TBackward0):
+    pass
+
+
+class AsStridedBackward1(AsStridedBackward0):
     pass
 
 
@@ -206,6 +214,12 @@ def t_(self: Tensor) -> Tensor:
     if self._data.ndim > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
     return _restride(self, TBackward1)
+
+
+def as_strided_(self: Tensor, size, stride, storage_offset=None) -> Tensor:
+    """In-place ``as_strided`` (``Tensor.as_strided_``): ``self`` becomes the view of its storage with
+    ``size``, ``stride`` and ``storage_offset`` (default: its own); errors as ``as_strided``."""
+    return _restride(self, AsStridedBackward1, **_as_strided_geometry(self, size, stride, storage_offset))
 
 
 def transpose_(self: Tensor, dim0, dim1) -> Tensor:

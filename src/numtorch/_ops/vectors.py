@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .._dtype import result_type
+from ._cast import checked_scalar
 from ._util import wrap_dim
 from .creation import ones_like
 from .linalg import cross as _linalg_cross
@@ -64,6 +65,9 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
                 what = "Boolean" if kind == "b" else "integral"
                 raise RuntimeError(f"For {what} input tensors, argument {name} must not be a floating point number.")
     prod = outer(vec1, vec2)
+    if kind != "b":  # c10's checked conversion into the result dtype (uint8: -300 raises, -1 wraps)
+        dt = np.result_type(input._data, vec1._data, vec2._data)
+        beta, alpha = checked_scalar(beta, dt), checked_scalar(alpha, dt)
     n, m = prod.shape
     base = input.expand(n, m)
     if kind == "b":

@@ -27,7 +27,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, _make
 from .._ops import pointwise as P, unary as U, reduction as R, shape as S, rearrange as RA
-from .._ops import determinants as D, linalg as L, matmul as M
+from .._ops import determinants as D, einsum as E, linalg as L, matmul as M
 from .._ops import special as SP, cumulative as CU
 from .._ops import scatter as SC
 from .._ops._inplace import copy_
@@ -351,7 +351,7 @@ def _stack(arrays, axis=0, **kw):
 
 
 def _einsum(eq, *ops, **kw):
-    return _box(M.einsum(eq, *[_t(x) for x in ops]))
+    return _box(E.einsum(eq, *[_t(x) for x in ops]))
 
 
 def _matmul(a, b, **kw):

@@ -23,7 +23,7 @@ import numpy as np
 from .._ops import conv as _CV
 from .._ops import indexing as _IX
 from .._ops import losses as _L
-from .._ops import matmul as _MM
+from .._ops import einsum as _EI, matmul as _MM
 from .._ops import nn_ops as _NN
 from .._ops import norm_ops as _NO
 from .._ops import rearrange as _RA
@@ -399,7 +399,7 @@ for _cls in (_L.MseLossBackward0, _L.L1LossBackward0, _L.SmoothL1LossBackward0, 
     _cls._vmap = "point_loss"
 _L.CrossEntropyProbsBackward0._vmap = "cross_entropy_probs"
 _L.NllLossBackward0._vmap = "cross_entropy"  # the same per-row kernel and per-sample reduction
-_MM._Einsum._vmap = "einsum"
+_EI._Einsum._vmap = "einsum"
 _MM._AddMatmul._vmap = "addmm"
 _NN.ScaledDotProductAttentionBackward0._vmap = "sdpa"
 CosineSimilarityBackward._vmap = ("dims", "dim")

@@ -45,8 +45,11 @@ def _canonical_dim(dim, ndim):
     return tuple(sorted(dims))
 
 
-def _input_mask(input, mask):
-    """``mask`` as a bool tensor of ``input``'s shape (broadcast); IndexError if it has more dims."""
+def _input_mask(input, *args, mask=None, **kwargs):
+    """``mask`` as a bool tensor of ``input``'s shape (broadcast); IndexError if it has more dims, ValueError
+    without one. PyTorch's signature: an op's other arguments may come along and are ignored."""
+    if mask is None:
+        raise ValueError("_input_mask requires explicit mask")
     if mask.shape != input.shape:
         if mask.dim() > input.dim():
             raise IndexError("_input_mask expected broadcastable mask (got mask dimensionality higher than of the "
@@ -80,7 +83,7 @@ def _filled(op, input, mask, ord=None):
     """``input`` with its masked-out elements replaced by ``op``'s identity."""
     if mask is None:
         return input
-    m = _input_mask(input, mask)
+    m = _input_mask(input, mask=mask)
     fill = _identity(op, input, ord)
     fill_t = _make(np.asarray(fill, _dtype.to_np(input.dtype)))
     return _pw.where(m, input, fill_t)
@@ -172,7 +175,7 @@ def norm(input: Tensor, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=No
 def _count(input, dim, keepdim, mask):
     if mask is None:
         return sum(_make(np.ones(tuple(input.shape), np.int64)), dim, keepdim=keepdim)
-    return _red.sum(_input_mask(input, mask), _canonical_dim(dim, input.dim()), bool(keepdim))
+    return _red.sum(_input_mask(input, mask=mask), _canonical_dim(dim, input.dim()), bool(keepdim))
 
 
 def mean(input: Tensor, dim=None, *, keepdim=False, dtype=None, mask=None) -> Tensor:
@@ -272,13 +275,13 @@ def _output_mask(op, input: Tensor, *args, **kwargs) -> Tensor:
         if name == "norm" and args:
             args = args[1:]  # drop ord
         dim = args[0] if args else kwargs.get("dim")
-        m = _input_mask(input, kwargs["mask"]) if kwargs.get("mask") is not None else \
+        m = _input_mask(input, mask=kwargs["mask"]) if kwargs.get("mask") is not None else \
             _make(np.ones(tuple(input.shape), bool))
         keep = bool(kwargs.get("keepdim", False))
         for d in reversed(_canonical_dim(dim, input.dim())):
             m = m.any(d, keepdim=keep)
         return m
     if name in _NORMALIZATIONS:
-        return _input_mask(input, kwargs["mask"]) if kwargs.get("mask") is not None else \
+        return _input_mask(input, mask=kwargs["mask"]) if kwargs.get("mask") is not None else \
             _make(np.ones(tuple(input.shape), bool))
     raise ValueError(f"_output_mask expected masked operation (got {op!r})")
