@@ -50,7 +50,6 @@ XFAIL = {
     "kthvalue:error": "error input 0: numtorch does not raise (torch RuntimeError)",
     "logspace:error": "error input 2: numtorch does not raise (torch RuntimeError)",
     "logspace.tensor_overload:error": "error input 2: numtorch does not raise (torch RuntimeError)",
-    "lu:grad:float64": "float64 sample 0 grad: numtorch raised RuntimeError: lu: the backward of the LU factorization of a non-square matrix is not implemented in numtorch",
     "masked_fill:error": "error input 1: raised TypeError, torch RuntimeError: float() argument must be a string or a real number, not 'complex'",
     "masked_select:error": "error input 0: numtorch does not raise (torch RuntimeError)",
     "logical_and:error": "error input 0: numtorch does not raise (torch TypeError)",
@@ -115,9 +114,6 @@ XFAIL = {
     "as_strided_scatter:grad:float64": "PyTorch's AsStridedScatterBackward0 gradient is wrong (its own OpInfo marks gradcheck expectedFailure); numtorch gives the true derivative",
     "nn.functional.triplet_margin_with_distance_loss": "the sample's distance_function is torch's own nn.PairwiseDistance module, which the harness cannot convert",
     "linalg.eig:function": "eigenvectors are defined up to a complex phase; NumPy's LAPACK and PyTorch's MKL pick different phases (values compared up to phase in test_linalg_solvers.py)",
-    "linalg.lu_factor:grad:float64": "numtorch's LU backward for a non-square matrix is not implemented (RuntimeError)",
-    "linalg.lu_factor_ex:grad:float64": "numtorch's LU backward for a non-square matrix is not implemented (RuntimeError)",
-    "linalg.lu:grad:float64": "numtorch's LU backward for a non-square matrix is not implemented (RuntimeError)",
     "masked.logaddexp:function": "numtorch's masked.logaddexp rejects the sample's keyword masks (TypeError: _input_mask() got multiple values for argument 'mask')",
 }
 
