@@ -113,8 +113,19 @@ def _eigenvector_signs(out):
     return vals, vecs * sign
 
 
+def _eigenvector_phases(out):
+    """``linalg.eig``'s eigenvectors are unit columns defined up to a complex phase, which LAPACK builds choose
+    differently (NumPy's OpenBLAS, PyTorch's MKL: whole columns differ by a sign or phase). PyTorch's OpInfo
+    promises no more: it has no reference, and its gradient tests see ``(L, |V|)``. Each column is turned so
+    that its largest entry is real positive, in both libraries, before comparing. The turn is differentiated
+    too (not a constant): the result no longer depends on the phase, so its gradients are defined."""
+    vals, vecs = out
+    top = vecs.gather(-2, vecs.abs().argmax(dim=-2, keepdim=True))
+    return vals, vecs * (top.abs() / top)
+
+
 # outputs made comparable across libraries (a choice the op leaves to the implementation)
-CANONICAL = {"linalg.eigh": _eigenvector_signs}
+CANONICAL = {"linalg.eigh": _eigenvector_signs, "linalg.eig": _eigenvector_phases}
 
 
 def canonical(op, fn):

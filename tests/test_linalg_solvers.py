@@ -249,3 +249,31 @@ def test_lu_nonsquare_gradcheck_gradgradcheck_and_jvp(shape):
             out = T.linalg.lu(fw.make_dual(T.tensor(a.detach().numpy()), T.tensor(t)))
             tangents.append([fw.unpack_dual(o).tangent.numpy() for o in out[1:]])
     _close(tangents[0], tangents[1], dict(rtol=1e-9, atol=1e-11))
+
+
+@pytest.mark.parametrize("complex_", [False, True])
+def test_eig_double_backward_matches_torch(complex_):
+    a, v = _mat((2, 4, 4), 11, complex_=complex_), _mat((2, 4, 4), 12, complex_=complex_)
+    res = []
+    for T in (nt, ref):
+        x = T.tensor(a, requires_grad=True)
+        L, V = T.linalg.eig(x)
+        top = V.gather(-2, V.abs().argmax(dim=-2, keepdim=True))  # a phase-invariant function of V
+        Vn = V * (top.abs() / top)
+        w = T.tensor(np.cos(np.arange(32.0)).reshape(2, 4, 4))
+        loss = (L.real * w[..., 0]).sum() + (L.imag * w[..., 1]).sum() + (Vn.real * w).sum() + (Vn.imag * w.mT).sum()
+        (g,) = T.autograd.grad(loss, x, create_graph=True)
+        (gg,) = T.autograd.grad((g * T.tensor(v)).real.sum(), x)
+        res.append((g.detach().numpy(), gg.numpy()))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-7, atol=1e-9)
+    if not complex_:
+        x = nt.tensor(a[0], requires_grad=True)
+        assert nt.autograd.gradgradcheck(lambda y: (lambda L, V: (L.real, L.imag, V.abs()))(*nt.linalg.eig(y)), (x,))
+
+
+def test_eig_phase_dependent_loss_raises_as_torch():
+    for T in (nt, ref):
+        x = T.tensor(_mat((3, 3), 13), requires_grad=True)
+        with pytest.raises(RuntimeError, match="specified up to multiplication by e"):
+            T.linalg.eig(x)[1].real.sum().backward()

@@ -113,7 +113,6 @@ XFAIL = {
     "special.bessel_y1:function:float64": "Not equal to tolerance rtol=1e-07, atol=1e-07 float64 sample 0 function Mismatched elements: 1 / 20 (5%) Mismatch at index: [10]: -0.04898599332109948",
     "as_strided_scatter:grad:float64": "PyTorch's AsStridedScatterBackward0 gradient is wrong (its own OpInfo marks gradcheck expectedFailure); numtorch gives the true derivative",
     "nn.functional.triplet_margin_with_distance_loss": "the sample's distance_function is torch's own nn.PairwiseDistance module, which the harness cannot convert",
-    "linalg.eig:function": "eigenvectors are defined up to a complex phase; NumPy's LAPACK and PyTorch's MKL pick different phases (values compared up to phase in test_linalg_solvers.py)",
     "masked.logaddexp:function": "numtorch's masked.logaddexp rejects the sample's keyword masks (TypeError: _input_mask() got multiple values for argument 'mask')",
 }
 

@@ -43,7 +43,7 @@ _LU_MSG = ("U[{i},{i}] is zero and using it on lu_solve would result in a divisi
 def lu_factor_ex(A: Tensor, *, pivot=True, check_errors=False, out=None):
     """``(LU, pivots, info)``: ``A = P L U`` packed in ``LU`` ``(*, m, n)``, LAPACK's 1-based int32
     ``pivots`` ``(*, min(m, n))``, ``info`` (0, or the 1-based index of the first zero of ``U``'s diagonal).
-    Differentiable in ``A`` (square matrices)."""
+    Differentiable in ``A`` (square, wide and tall; twice, and in forward mode)."""
     _la._check(A, "torch.linalg.lu_factor_ex")
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
@@ -74,7 +74,7 @@ def lu_factor(A: Tensor, *, pivot=True, out=None):
 def lu(A: Tensor, *, pivot=True, out=None):
     """``(P, L, U)`` with ``A = P L U`` (``torch.linalg.lu``): ``P`` ``(*, m, m)`` a permutation, ``L``
     ``(*, m, k)`` unit lower triangular, ``U`` ``(*, k, n)`` upper triangular, ``k = min(m, n)``.
-    Differentiable for square ``A`` (numtorch has no backward for rectangular LU yet: RuntimeError)."""
+    Differentiable in ``A`` (square, wide and tall)."""
     _la._check(A, "torch.linalg.lu")
     lu_t, piv, _ = lu_factor_ex(A, pivot=pivot)
     return LuResult(*lu_unpack(lu_t, piv))
