@@ -376,3 +376,26 @@ def test_error_types():
         with pytest.raises(RuntimeError, match=msg):
             q, r = nt.linalg.qr(a, mode=mode)
             (r.sum() + q.sum()).backward()
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (3, 0), (2, 0, 0), (2, 3, 0)])
+@pytest.mark.parametrize("ord", [1, -1, float("inf"), float("-inf"), 2, -2, "fro", "nuc"])
+def test_matrix_norm_of_empty_matrices_matches_torch(shape, ord):
+    res = []
+    for T in (nt, ref):
+        x = T.zeros(shape, dtype=T.float64, requires_grad=True)
+        try:
+            r = T.linalg.matrix_norm(x, ord)
+        except IndexError:  # the smallest of no sums / singular values: both raise IndexError
+            res.append(None)
+            continue
+        if r.requires_grad:  # PyTorch: the largest of no sums / singular values is a fresh 0 without a graph
+            r.sum().backward()
+        res.append((r.detach().numpy(), np.array(r.requires_grad), x.grad.numpy() if x.grad is not None else None))
+    assert (res[0] is None) == (res[1] is None)
+    if res[1] is not None:
+        for a, b in zip(*res):
+            assert (a is None) == (b is None)
+            if a is not None:
+                assert a.shape == b.shape
+                np.testing.assert_array_equal(a, b)

@@ -277,3 +277,15 @@ def test_eig_phase_dependent_loss_raises_as_torch():
         x = T.tensor(_mat((3, 3), 13), requires_grad=True)
         with pytest.raises(RuntimeError, match="specified up to multiplication by e"):
             T.linalg.eig(x)[1].real.sum().backward()
+
+
+@pytest.mark.parametrize("ld_shape,b_shape", [((0, 0), (0, 5)), ((2, 0, 0), (2, 0, 3)), ((3, 3), (3, 0)),
+                                              ((0, 3, 3), (3, 2))])
+def test_ldl_solve_of_empty_matches_torch(ld_shape, b_shape):
+    a = _mat(ld_shape, 14) + (3 * np.eye(ld_shape[-1]) if ld_shape[-1] else 0)
+    outs = []
+    for T in (nt, ref):
+        ld, piv = T.linalg.ldl_factor(T.tensor(a + np.swapaxes(a, -1, -2)))
+        outs.append(T.linalg.ldl_solve(ld, piv, T.tensor(_mat(b_shape, 15))).numpy())
+    assert outs[0].shape == outs[1].shape
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-10, atol=1e-12)

@@ -207,12 +207,13 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian=False, out=Non
     if pivots._data.dtype != np.int32:
         raise RuntimeError(f"torch.linalg.ldl_solve: Expected pivots to be integers. Got {_aname(pivots._data)}")
     batch = np.broadcast_shapes(LD.shape[:-2], B.shape[:-2])
-    ld = np.broadcast_to(LD._data, batch + LD.shape[-2:]).reshape((-1,) + LD.shape[-2:])
-    piv = np.broadcast_to(pivots._data, batch + pivots.shape[-1:]).reshape(-1, pivots.shape[-1])
-    b = np.broadcast_to(B._data, batch + B.shape[-2:]).reshape((-1,) + B.shape[-2:])
+    nb = int(np.prod(batch))  # an explicit batch size: the matrices may be empty
+    ld = np.broadcast_to(LD._data, batch + LD.shape[-2:]).reshape((nb,) + LD.shape[-2:])
+    piv = np.broadcast_to(pivots._data, batch + pivots.shape[-1:]).reshape(nb, pivots.shape[-1])
+    b = np.broadcast_to(B._data, batch + B.shape[-2:]).reshape((nb,) + B.shape[-2:])
     name = "hetrs" if hermitian and ld.dtype.kind == "c" else "sytrs"
     fn = lapack.get_lapack_funcs((name,), (ld,))[0]
-    x = np.stack([fn(l_, p_, np.array(b_, order="F"), lower=1)[0] for l_, p_, b_ in zip(ld, piv, b)]) if len(b) \
+    x = np.stack([fn(l_, p_, np.array(b_, order="F"), lower=1)[0] for l_, p_, b_ in zip(ld, piv, b)]) if b.size \
         else np.zeros(b.shape, b.dtype)
     return _make(x.reshape(batch + B.shape[-2:]))
 
