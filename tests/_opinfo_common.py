@@ -109,6 +109,8 @@ def _eigenvector_signs(out):
     """Eigenvectors are defined up to sign, and LAPACK's drivers choose differently: each column is turned
     so that its largest entry is positive (a constant sign), in both libraries, before comparing."""
     vals, vecs = out
+    if vecs.numel() == 0:
+        return out
     sign = vecs.gather(-2, vecs.abs().argmax(dim=-2, keepdim=True)).sign().detach()
     return vals, vecs * sign
 
@@ -120,6 +122,8 @@ def _eigenvector_phases(out):
     that its largest entry is real positive, in both libraries, before comparing. The turn is differentiated
     too (not a constant): the result no longer depends on the phase, so its gradients are defined."""
     vals, vecs = out
+    if vecs.numel() == 0:
+        return out
     top = vecs.gather(-2, vecs.abs().argmax(dim=-2, keepdim=True))
     return vals, vecs * (top.abs() / top)
 
