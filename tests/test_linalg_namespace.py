@@ -399,3 +399,18 @@ def test_matrix_norm_of_empty_matrices_matches_torch(shape, ord):
             if a is not None:
                 assert a.shape == b.shape
                 np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("shape,mode", [((3, 5), "reduced"), ((2, 3, 5), "complete"), ((4, 3), "reduced")])
+def test_qr_double_backward_matches_torch(shape, mode):
+    a, v = _rand(shape), np.random.default_rng(3).standard_normal(shape)
+    res = []
+    for M in (nt, ref):
+        x = M.tensor(a, requires_grad=True)
+        q, r = M.linalg.qr(x, mode=mode)
+        (g,) = M.autograd.grad((q * q.detach().flip(-1)).sum() + (r ** 2).sum(), x, create_graph=True)
+        (gg,) = M.autograd.grad((g * M.tensor(v)).sum(), x)
+        res.append((g.detach().numpy(), gg.numpy()))
+    for n_, r_ in zip(*res):
+        np.testing.assert_allclose(n_, r_, rtol=1e-8, atol=1e-10)
+    assert nt.autograd.gradgradcheck(lambda y: nt.linalg.qr(y, mode=mode), (nt.tensor(a, requires_grad=True),))
