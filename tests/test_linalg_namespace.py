@@ -414,3 +414,14 @@ def test_qr_double_backward_matches_torch(shape, mode):
     for n_, r_ in zip(*res):
         np.testing.assert_allclose(n_, r_, rtol=1e-8, atol=1e-10)
     assert nt.autograd.gradgradcheck(lambda y: nt.linalg.qr(y, mode=mode), (nt.tensor(a, requires_grad=True),))
+
+
+def test_det_of_1x1_double_backward_is_none_as_torch():
+    res = []
+    for M in (nt, ref):
+        x, v = M.tensor(np.full((3, 1, 1), -1.5), requires_grad=True), M.tensor([0.3, -1.2, 2.0], requires_grad=True)
+        (g,) = M.autograd.grad(M.linalg.det(x), x, v, create_graph=True)
+        res.append(M.autograd.grad((g * M.tensor(np.array([0.5, 1.0, -2.0]).reshape(3, 1, 1))).sum(), [x, v],
+                                   allow_unused=True))
+    assert res[0][0] is None and res[1][0] is None  # det of a 1x1 matrix is linear: no rounding noise either
+    np.testing.assert_array_equal(res[0][1].numpy(), res[1][1].numpy())
