@@ -425,3 +425,14 @@ def test_det_of_1x1_double_backward_is_none_as_torch():
                                    allow_unused=True))
     assert res[0][0] is None and res[1][0] is None  # det of a 1x1 matrix is linear: no rounding noise either
     np.testing.assert_array_equal(res[0][1].numpy(), res[1][1].numpy())
+
+
+@pytest.mark.parametrize("ord", [2, -2])
+def test_spectral_norm_of_zero_matrix_create_graph_matches_torch(ord):
+    # svdvals under create_graph: its U and Vh get no gradient, so equal singular values divide nothing
+    res = []
+    for M in (nt, ref):
+        x = M.zeros(4, 4, dtype=M.float64, requires_grad=True)
+        (g,) = M.autograd.grad(M.linalg.matrix_norm(x, ord), x, create_graph=True)
+        res.append(g.detach().numpy())
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-12, atol=1e-12)
