@@ -189,12 +189,52 @@ def _eigenvector_signs(out):
     """Eigenvectors are defined up to sign, and LAPACK's drivers choose differently: each column is turned
     so that its largest entry is positive (a constant sign), in both libraries, before comparing."""
     vals, vecs = out
+    if vecs.numel() == 0:
+        return out
     sign = vecs.gather(-2, vecs.abs().argmax(dim=-2, keepdim=True)).sign().detach()
     return vals, vecs * sign
 
 
+def _eigenvector_phases(out):
+    """``linalg.eig``'s eigenvectors are unit columns defined up to a complex phase, which LAPACK builds choose
+    differently (NumPy's OpenBLAS, PyTorch's MKL: whole columns differ by a sign or phase). PyTorch's OpInfo
+    promises no more: it has no reference, and its gradient tests see ``(L, |V|)``. Each column is turned so
+    that its largest entry is real positive, in both libraries, before comparing. The turn is differentiated
+    too (not a constant): the result no longer depends on the phase, so its gradients are defined."""
+    vals, vecs = out
+    if vecs.numel() == 0:
+        return out
+    top = vecs.gather(-2, vecs.abs().argmax(dim=-2, keepdim=True))
+    return vals, vecs * (top.abs() / top)
+
+
+def _singular_vector_signs(out, vh=True):
+    """Singular vectors are defined up to a sign (complex: a phase) shared by ``U``'s column and ``Vh``'s row,
+    and the extra columns of ``full_matrices`` are any orthonormal basis of the complement; LAPACK builds
+    choose differently (PyTorch's MKL turns some singular vectors of a wide matrix that NumPy's OpenBLAS does
+    not). PyTorch's OpInfo promises no more: its gradient tests see ``|U|``, ``S``, ``|Vh|`` and ``U Vh`` of
+    the first ``k = min(m, n)`` vectors. Compared here, in both libraries: each pair turned so that the largest
+    entry of ``U``'s column is real positive, and the projectors onto the complements (``vh=False``:
+    ``torch.svd``'s ``V``, whose columns turn as ``U``'s)."""
+    u, s, v = out
+    k = s.shape[-1]
+    if u.numel() == 0 or k == 0:  # nothing to turn
+        return out
+    vk = v[..., :k, :] if vh else v[..., :, :k]
+    top = u[..., :k].gather(-2, u[..., :k].abs().argmax(dim=-2, keepdim=True))
+    turn = top.abs() / top  # (*, 1, k)
+    res = [u[..., :k] * turn, s, vk * turn.conj().mT if vh else vk * turn]
+    if u.shape[-1] > k:
+        res.append(u[..., k:] @ u[..., k:].mH)
+    rest = v[..., k:, :].mH if vh else v[..., :, k:]
+    if rest.shape[-1]:
+        res.append(rest @ rest.mH)
+    return tuple(res)
+
+
 # outputs made comparable across libraries (a choice the op leaves to the implementation)
-CANONICAL = {"linalg.eigh": _eigenvector_signs}
+CANONICAL = {"linalg.eigh": _eigenvector_signs, "linalg.eig": _eigenvector_phases,
+             "linalg.svd": _singular_vector_signs, "svd": lambda out: _singular_vector_signs(out, vh=False)}
 
 
 def canonical(op, fn):

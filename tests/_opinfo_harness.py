@@ -256,8 +256,9 @@ def _check_sample(op, nfn, s, dt, i, fails):
             try:
                 x = s.input.detach()
                 args, kwargs = to_nt(s.args), to_nt(dict(s.kwargs))
-                _run_pair(lambda: op.method_variant(x, *s.args, **s.kwargs),
-                          lambda: nm(to_nt(x), *args, **kwargs), f"{tag} method", values)
+                tm, nm = canonical(op, op.method_variant), canonical(op, nm)
+                _run_pair(lambda: tm(x, *s.args, **s.kwargs), lambda: nm(to_nt(x), *args, **kwargs),
+                          f"{tag} method", values)
                 ok += 1
             except AssertionError as e:
                 fails.setdefault(f"method:{dn}", _short(e))

@@ -214,6 +214,7 @@ _ALL_SAMPLES = ["linalg.cholesky", "linalg.cholesky_ex", "linalg.eigh", "linalg.
                 "triangular_solve", "lu", "linalg.slogdet", "linalg.det", "logdet", "linalg.inv", "linalg.pinv",
                 "linalg.svd", "linalg.svdvals", "linalg.matrix_power", "linalg.lstsq", "fft.ihfft", "fft.ihfft2",
                 "fft.ihfftn", "special.entr", "maximum", "minimum", "fmax", "fmin", "clamp_max", "clamp_min"]
+_ALL_SAMPLES += ["linalg.lu", "linalg.lu_factor_ex", "linalg.eig"]  # wide, tall and batched LU; eig's phases
 
 
 @pytest.mark.parametrize("op", [op for op in _ENTRIES if _key(op) in _ALL_SAMPLES], ids=_key)

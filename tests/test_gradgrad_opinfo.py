@@ -51,14 +51,6 @@ XFAIL = {
     "as_strided_scatter": "PyTorch's AsStridedScatterBackward0 gives the input the gradient AT the scattered positions "
                           "instead of elsewhere (its own OpInfo marks test_fn_grad expectedFailure: gradcheck fails); "
                           "numtorch's is the true derivative",
-    "lu": "numtorch's first-order backward of torch.lu for a non-square matrix (the sample is 3x5) is not implemented "
-          "(RuntimeError)",
-    "linalg.lu": "numtorch's first-order LU backward for a non-square matrix is not implemented (RuntimeError)",
-    "linalg.lu_factor": "numtorch's first-order LU backward for a non-square matrix is not implemented (RuntimeError)",
-    "linalg.lu_factor_ex": "numtorch's first-order LU backward for a non-square matrix is not implemented "
-                           "(RuntimeError)",
-    "linalg.eigvals": "linalg.eig's backward keeps its eigenvectors as arrays, so its double backward raises "
-                      "NotImplementedError; PyTorch supports it",
     "nn.functional.triplet_margin_with_distance_loss": "the sample's distance_function is torch's own "
                                                        "nn.PairwiseDistance module, which the harness cannot convert",
     "nn.functional.linear_cross_entropy.chunked": "PyTorch's chunked path (options=) is documented as not supporting "

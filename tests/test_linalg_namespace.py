@@ -376,3 +376,63 @@ def test_error_types():
         with pytest.raises(RuntimeError, match=msg):
             q, r = nt.linalg.qr(a, mode=mode)
             (r.sum() + q.sum()).backward()
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (3, 0), (2, 0, 0), (2, 3, 0)])
+@pytest.mark.parametrize("ord", [1, -1, float("inf"), float("-inf"), 2, -2, "fro", "nuc"])
+def test_matrix_norm_of_empty_matrices_matches_torch(shape, ord):
+    res = []
+    for T in (nt, ref):
+        x = T.zeros(shape, dtype=T.float64, requires_grad=True)
+        try:
+            r = T.linalg.matrix_norm(x, ord)
+        except IndexError:  # the smallest of no sums / singular values: both raise IndexError
+            res.append(None)
+            continue
+        if r.requires_grad:  # PyTorch: the largest of no sums / singular values is a fresh 0 without a graph
+            r.sum().backward()
+        res.append((r.detach().numpy(), np.array(r.requires_grad), x.grad.numpy() if x.grad is not None else None))
+    assert (res[0] is None) == (res[1] is None)
+    if res[1] is not None:
+        for a, b in zip(*res):
+            assert (a is None) == (b is None)
+            if a is not None:
+                assert a.shape == b.shape
+                np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("shape,mode", [((3, 5), "reduced"), ((2, 3, 5), "complete"), ((4, 3), "reduced")])
+def test_qr_double_backward_matches_torch(shape, mode):
+    a, v = _rand(shape), np.random.default_rng(3).standard_normal(shape)
+    res = []
+    for M in (nt, ref):
+        x = M.tensor(a, requires_grad=True)
+        q, r = M.linalg.qr(x, mode=mode)
+        (g,) = M.autograd.grad((q * q.detach().flip(-1)).sum() + (r ** 2).sum(), x, create_graph=True)
+        (gg,) = M.autograd.grad((g * M.tensor(v)).sum(), x)
+        res.append((g.detach().numpy(), gg.numpy()))
+    for n_, r_ in zip(*res):
+        np.testing.assert_allclose(n_, r_, rtol=1e-8, atol=1e-10)
+    assert nt.autograd.gradgradcheck(lambda y: nt.linalg.qr(y, mode=mode), (nt.tensor(a, requires_grad=True),))
+
+
+def test_det_of_1x1_double_backward_is_none_as_torch():
+    res = []
+    for M in (nt, ref):
+        x, v = M.tensor(np.full((3, 1, 1), -1.5), requires_grad=True), M.tensor([0.3, -1.2, 2.0], requires_grad=True)
+        (g,) = M.autograd.grad(M.linalg.det(x), x, v, create_graph=True)
+        res.append(M.autograd.grad((g * M.tensor(np.array([0.5, 1.0, -2.0]).reshape(3, 1, 1))).sum(), [x, v],
+                                   allow_unused=True))
+    assert res[0][0] is None and res[1][0] is None  # det of a 1x1 matrix is linear: no rounding noise either
+    np.testing.assert_array_equal(res[0][1].numpy(), res[1][1].numpy())
+
+
+@pytest.mark.parametrize("ord", [2, -2])
+def test_spectral_norm_of_zero_matrix_create_graph_matches_torch(ord):
+    # svdvals under create_graph: its U and Vh get no gradient, so equal singular values divide nothing
+    res = []
+    for M in (nt, ref):
+        x = M.zeros(4, 4, dtype=M.float64, requires_grad=True)
+        (g,) = M.autograd.grad(M.linalg.matrix_norm(x, ord), x, create_graph=True)
+        res.append(g.detach().numpy())
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-12, atol=1e-12)

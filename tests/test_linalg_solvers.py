@@ -192,3 +192,100 @@ def test_lu_of_empty_matrices_matches_torch(shape):
         assert [tuple(o.shape) for o in outs[0]] == [tuple(o.shape) for o in outs[1]]
         for a, b in zip(*outs):
             np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+# ------------------------------------------------------------------ LU of wide, tall and batched matrices
+_LU_FNS = {
+    "lu_factor": lambda T, a: T.linalg.lu_factor(a).LU,
+    "lu": lambda T, a: T.linalg.lu(a)[1:],
+    "torch.lu": lambda T, a: T.lu(a)[0],
+}
+
+
+def _lu_grads(T, fn, a, v, create_graph):
+    x = T.tensor(a, requires_grad=True)
+    outs = fn(T, x)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    loss = sum(((o * T.tensor(np.cos(np.arange(o.numel()) + k).reshape(tuple(o.shape)))).sum()
+                for k, o in enumerate(outs)))
+    (g,) = T.autograd.grad(loss, x, create_graph=create_graph)
+    if not create_graph:
+        return [o.detach().numpy() for o in outs], g.numpy()
+    (gg,) = T.autograd.grad((g * T.tensor(v)).sum(), x)  # double backward
+    return gg.numpy()
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (2, 3, 5), (2, 5, 3), (4, 4), (2, 1, 4), (4, 1)])
+@pytest.mark.parametrize("name", list(_LU_FNS))
+def test_lu_nonsquare_values_gradients_double_backward_match_torch(name, shape):
+    fn = _LU_FNS[name]
+    a, v = _mat(shape, 7), _mat(shape, 8)
+    (nv, ng), (rv, rg) = (_lu_grads(T, fn, a, v, False) for T in (nt, ref))
+    _close(nv, rv, dict(rtol=1e-10, atol=1e-12))
+    np.testing.assert_allclose(ng, rg, rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(_lu_grads(nt, fn, a, v, True), _lu_grads(ref, fn, a, v, True), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (2, 2, 4), (2, 4, 2)])
+def test_lu_nonsquare_gradcheck_gradgradcheck_and_jvp(shape):
+    a = nt.tensor(_mat(shape, 9), requires_grad=True)
+    assert nt.autograd.gradcheck(lambda x: nt.linalg.lu_factor(x).LU, (a,))
+    assert nt.autograd.gradgradcheck(lambda x: nt.linalg.lu(x)[1:], (a,))
+    ac = _mat(shape, 9, complex_=True)  # complex: the gradient of a real loss (PyTorch's conjugate convention)
+    cg = []
+    for T in (nt, ref):
+        x = T.tensor(ac, requires_grad=True)
+        lu = T.linalg.lu_factor(x).LU
+        (lu.real * lu.imag.cos() + lu.abs()).sum().backward()
+        cg += [lu.detach().numpy(), x.grad.numpy()]  # LAPACK's complex pivots: largest |Re| + |Im|
+    np.testing.assert_allclose(cg[0], cg[2], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(cg[1], cg[3], rtol=1e-9, atol=1e-11)
+    t = _mat(shape, 10)
+    tangents = []
+    for T in (nt, ref):
+        fw = T.autograd.forward_ad
+        with fw.dual_level():
+            out = T.linalg.lu(fw.make_dual(T.tensor(a.detach().numpy()), T.tensor(t)))
+            tangents.append([fw.unpack_dual(o).tangent.numpy() for o in out[1:]])
+    _close(tangents[0], tangents[1], dict(rtol=1e-9, atol=1e-11))
+
+
+@pytest.mark.parametrize("complex_", [False, True])
+def test_eig_double_backward_matches_torch(complex_):
+    a, v = _mat((2, 4, 4), 11, complex_=complex_), _mat((2, 4, 4), 12, complex_=complex_)
+    res = []
+    for T in (nt, ref):
+        x = T.tensor(a, requires_grad=True)
+        L, V = T.linalg.eig(x)
+        top = V.gather(-2, V.abs().argmax(dim=-2, keepdim=True))  # a phase-invariant function of V
+        Vn = V * (top.abs() / top)
+        w = T.tensor(np.cos(np.arange(32.0)).reshape(2, 4, 4))
+        loss = (L.real * w[..., 0]).sum() + (L.imag * w[..., 1]).sum() + (Vn.real * w).sum() + (Vn.imag * w.mT).sum()
+        (g,) = T.autograd.grad(loss, x, create_graph=True)
+        (gg,) = T.autograd.grad((g * T.tensor(v)).real.sum(), x)
+        res.append((g.detach().numpy(), gg.numpy()))
+    np.testing.assert_allclose(res[0][0], res[1][0], rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(res[0][1], res[1][1], rtol=1e-7, atol=1e-9)
+    if not complex_:
+        x = nt.tensor(a[0], requires_grad=True)
+        assert nt.autograd.gradgradcheck(lambda y: (lambda L, V: (L.real, L.imag, V.abs()))(*nt.linalg.eig(y)), (x,))
+
+
+def test_eig_phase_dependent_loss_raises_as_torch():
+    for T in (nt, ref):
+        x = T.tensor(_mat((3, 3), 13), requires_grad=True)
+        with pytest.raises(RuntimeError, match="specified up to multiplication by e"):
+            T.linalg.eig(x)[1].real.sum().backward()
+
+
+@pytest.mark.parametrize("ld_shape,b_shape", [((0, 0), (0, 5)), ((2, 0, 0), (2, 0, 3)), ((3, 3), (3, 0)),
+                                              ((0, 3, 3), (3, 2))])
+def test_ldl_solve_of_empty_matches_torch(ld_shape, b_shape):
+    a = _mat(ld_shape, 14) + (3 * np.eye(ld_shape[-1]) if ld_shape[-1] else 0)
+    outs = []
+    for T in (nt, ref):
+        ld, piv = T.linalg.ldl_factor(T.tensor(a + np.swapaxes(a, -1, -2)))
+        outs.append(T.linalg.ldl_solve(ld, piv, T.tensor(_mat(b_shape, 15))).numpy())
+    assert outs[0].shape == outs[1].shape
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-10, atol=1e-12)

@@ -77,17 +77,12 @@ MISSING = {name: NOT_IN for name in [
 XFAIL = {
     'sparse.mm.reduce:function': 'the samples are sparse CSR tensors: numtorch has only the sparse COO layout',
     'sparse.sampled_addmm:function': 'the samples are sparse CSR tensors: numtorch has only the sparse COO layout',
-    'lu:grad:float64': 'float64 sample 0 grad: numtorch raised RuntimeError: lu: the backward of the LU factorization of a non-square matrix is not implemented in numtorch',
     'aminmax:error': 'error inputs 1-2: a 65-dim input, which numtorch (NumPy: at most 64 dims) cannot hold; the test cannot even convert it',
     'chalf:function': 'torch.complex32 (ComplexHalf) has no NumPy (nor ml_dtypes) type to hold it, so numtorch has no complex32 dtype and no Tensor.chalf (rather than one returning another dtype)',
     'chalf:method': 'no numtorch Tensor.chalf: no complex32 dtype (NumPy has no complex-half type)',
     'amax:error': 'error inputs 1-2: a 65-dim input, which numtorch (NumPy: at most 64 dims) cannot hold; the test cannot even convert it',
     'amin:error': 'error inputs 1-2: a 65-dim input, which numtorch (NumPy: at most 64 dims) cannot hold; the test cannot even convert it',
     'as_strided_scatter:grad:float64': "PyTorch's AsStridedScatterBackward0 gradient is wrong (its own OpInfo marks gradcheck expectedFailure); numtorch gives the true derivative",
-    'linalg.eig:function': "eigenvectors are defined up to a complex phase; NumPy's LAPACK and PyTorch's MKL pick different phases (values compared up to phase in test_linalg_solvers.py)",
-    'linalg.lu_factor:grad:float64': "numtorch's LU backward for a non-square matrix is not implemented (RuntimeError)",
-    'linalg.lu_factor_ex:grad:float64': "numtorch's LU backward for a non-square matrix is not implemented (RuntimeError)",
-    'linalg.lu:grad:float64': "numtorch's LU backward for a non-square matrix is not implemented (RuntimeError)",
 }
 
 ENTRIES = [op for op in op_db if dtypes(op)]

@@ -40,6 +40,8 @@ class LinalgDetBackward0(Op):
 
     def backward(self, g):
         (a,) = self.saved
+        if self._graph and a.shape[-1] <= 1:  # a 1x1 (or empty) det is linear: its gradient does not depend on A
+            return g[..., None, None] * np.ones(a.shape, a.dtype)
         if self._graph:  # det(A) A^-T, differentiable (an invertible A); conjugated for complex
             a = _cz(a)
             return (g * np.linalg.det(a))[..., None, None] * _mT(np.linalg.inv(a))

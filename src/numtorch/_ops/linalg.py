@@ -319,7 +319,7 @@ class LinalgQrBackward0(Op):
         if mode == "r":
             return np.zeros((0,), a.dtype), np.linalg.qr(a, mode="r")
         q, r = np.linalg.qr(a, mode=mode)
-        self.saved = (a, q, r)
+        self.saved = (q, r)
         return q, r
 
     def backward(self, gq, gr):
@@ -327,19 +327,16 @@ class LinalgQrBackward0(Op):
             raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
                                "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
                                "through linalg.qr.")
-        a, q, r = self.saved
-        m, n = a.shape[-2:]
+        q, r = self.saved
+        m, n = q.shape[-2], r.shape[-1]
         if self.mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
         if self._graph:
-            if m < n:
-                raise NotImplementedError("numtorch: the double backward of linalg.qr of a wide matrix is not "
-                                          "implemented")
             q, r = self._graph_outputs(q, r)
         if m >= n:
             return _qr_grad_tall(gq, gr, q, r)
-        # wide: A = [X | Y] with X = Q R_X, R = [R_X | Q^T Y]
-        y, gry = a[..., m:], gr[..., m:]
+        # wide: A = [X | Y] with X = Q R_X, R = [R_X | Q^H Y], so Y = Q R_Y (from the outputs: twice differentiable)
+        y, gry = q @ r[..., m:], gr[..., m:]
         gx = _qr_grad_tall(gq + y @ _mH(gry), gr[..., :m], q, r[..., :m])
         return np.concatenate([gx, q @ gry], -1)
 
@@ -451,6 +448,8 @@ class LinalgSvdBackward0(Op):
                                           "(its singular vectors are not outputs); use linalg.svd")
             u, s, vh = self._graph_outputs(*self.outs)
             u, vh = u[..., :k], vh[..., :k, :]
+            if not ((gu != 0).any() or (gvh != 0).any()):  # S only (svdvals): PyTorch's undefined gU, gVh,
+                return (u * gs[..., None, :]) @ vh  # no division by the gaps of equal singular values
         elif gu is None or (not gu.any() and not gvh.any()):  # singular values only: no gap division
             return (u * gs[..., None, :]) @ vh
         gu, gvh = gu[..., :k], gvh[..., :k, :]

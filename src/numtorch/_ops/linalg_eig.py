@@ -29,6 +29,7 @@ _CPLX = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128
 
 class LinalgEigBackward0(Op):
     _saves = ("out",)
+    _graph_recompute = True  # L and V come from _graph_outputs
 
     def forward(self, a):
         if not np.isfinite(a).all():
@@ -42,22 +43,24 @@ class LinalgEigBackward0(Op):
 
     def backward(self, gl, gv):
         w, v = self.saved
-        vh = np.conj(np.swapaxes(v, -1, -2))
+        if self._graph:  # create_graph: the same formula on boxes of the outputs (twice differentiable)
+            w, v = self._graph_outputs(w, v)
         n = w.shape[-1]
-        diag = np.arange(n)
+        eye = np.eye(n, dtype=v.dtype)
+        vh = _la._mH(v)
+        g = None
         if gv is not None:
             vhgv = vh @ gv
-            if not self.real_input and np.abs(vhgv[..., diag, diag].imag).max(initial=0) > 1e-2:
+            d = np.einsum("...ii->...i", vhgv)
+            if (np.abs(d.imag) > 1e-2).any():  # V is complex for real A too
                 raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are specified up to "
                                    "multiplication by e^{i phi}. The specified loss function depends on this "
                                    "quantity, so it is ill-defined.")
-            e = np.conj(w[..., None, :] - w[..., :, None])
-            e[..., diag, diag] = 1
-            g = (vhgv - vh @ (v * vhgv[..., diag, diag].real[..., None, :])) / e
-        else:
-            g = np.zeros(v.shape, v.dtype)
+            e = np.conj(w[..., None, :] - w[..., :, None]) + eye  # E_ij = conj(L_j - L_i), 1 on the diagonal
+            g = (vhgv - vh @ (v * d.real[..., None, :])) / e
         if gl is not None:
-            g[..., diag, diag] = gl
+            diag = gl[..., None, :] * eye
+            g = diag if g is None else g * (1 - eye) + diag
         ga = np.linalg.solve(vh, g @ vh)
         return ga.real if self.real_input else ga
 

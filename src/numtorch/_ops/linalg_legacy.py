@@ -144,8 +144,10 @@ def _lu_np(a):
     bi = np.arange(nb)
     piv = np.empty((nb, k), np.int32)
     info = np.zeros(nb, np.int32)
+    # LAPACK's pivot search (i?amax) compares |Re| + |Im| for complex entries, not the modulus
+    size = (lambda c: np.abs(c.real) + np.abs(c.imag)) if lu.dtype.kind == "c" else np.abs
     for j in range(k):
-        p = j + np.argmax(np.abs(lu[:, j:, j]), axis=-1)
+        p = j + np.argmax(size(lu[:, j:, j]), axis=-1)
         piv[:, j] = p + 1
         row = lu[bi, p].copy()
         lu[bi, p] = lu[:, j]
@@ -177,8 +179,12 @@ def _perm_matrix(piv, m, dtype):
 
 
 class LinalgLuFactorExBackward0(Op):
-    """Square ``A = P L U``: ``dA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T`` with ``gL``/``gU``
-    the strictly-lower/upper parts of the packed gradient."""
+    """``A = P L U`` (``m x n``, ``k = min(m, n)``; ``gL``/``gU`` the strictly-lower/upper parts of the
+    packed gradient). With ``L1``/``U1`` the leading ``k x k`` blocks,
+    ``Phi = tril(L1^H gL1 - [wide] gU2 U2^H, -1) + triu(gU1 U1^H - [tall] L2^H gL2)`` and
+    ``X = L1^-H Phi U1^-H``: square ``dA = P X``; wide (``U = [U1 | U2]``) ``dA = P [X | L1^-H gU2]``;
+    tall (``L = [L1; L2]``) ``dA = P [X; gL2 U1^-H]`` (PyTorch's ``linalg_lu_backward``, derived from
+    ``P^T dA = dL U + L dU``)."""
 
     _saves = ("out",)
     _nondiff_outputs = (1, 2)
@@ -192,16 +198,25 @@ class LinalgLuFactorExBackward0(Op):
     def backward(self, g, _gp=None, _gi=None):
         lu, piv = self.saved
         m, n = lu.shape[-2:]
-        if m != n:
-            raise RuntimeError("lu: the backward of the LU factorization of a non-square matrix is not "
-                               "implemented in numtorch")
+        k = min(m, n)
         if self._graph:
             lu = self._graph_outputs(lu)[0]
-        low = np.tril(lu, -1) + np.eye(n, dtype=lu.dtype)
-        up = np.triu(lu)
-        phi = np.tril(_mT(low) @ np.tril(g, -1), -1) + np.triu(np.triu(g) @ _mT(up))
-        x = np.linalg.solve(_mT(low), phi)  # L^-T phi
-        x = _mT(np.linalg.solve(up, _mT(x)))  # ... U^-T
+        low = np.tril(lu[..., :, :k], -1) + np.eye(m, k, dtype=lu.dtype)  # (*, m, k), unit diagonal
+        up = np.triu(lu[..., :k, :])  # (*, k, n)
+        l1, u1 = low[..., :k, :], up[..., :, :k]
+        phi_l = _la._mH(l1) @ np.tril(g[..., :k, :k], -1)
+        phi_u = np.triu(g[..., :k, :k]) @ _la._mH(u1)
+        if m < n:
+            phi_l = phi_l - g[..., :, k:] @ _la._mH(up[..., :, k:])
+        elif m > n:
+            phi_u = phi_u - _la._mH(low[..., k:, :]) @ g[..., k:, :]
+        phi = np.tril(phi_l, -1) + np.triu(phi_u)
+        x = np.linalg.solve(_la._mH(l1), phi)  # L1^-H Phi
+        x = _la._mH(np.linalg.solve(u1, _la._mH(x)))  # ... U1^-H
+        if m < n:
+            x = np.concatenate([x, np.linalg.solve(_la._mH(l1), g[..., :, k:])], -1)
+        elif m > n:
+            x = np.concatenate([x, _la._mH(np.linalg.solve(u1, _la._mH(g[..., k:, :])))], -2)
         return _perm_matrix(piv, m, lu.dtype) @ x
 
 

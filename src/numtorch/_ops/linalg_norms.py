@@ -10,6 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._util import dims_arg, wrap_dim
+from .creation import zeros
 from .linalg import svdvals
 from .matmul import _aname
 from .pointwise import cast
@@ -65,11 +66,19 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if abs(ord) == 2:
         s = svdvals(A.movedim((d0, d1), (-2, -1)))
-        r = s.amax(-1) if ord > 0 else s.amin(-1)
+        if ord > 0 and not s.shape[-1]:  # the largest of no singular values: 0, without a graph (PyTorch's)
+            r = zeros(tuple(s.shape[:-1]), dtype=s.dtype)
+        else:
+            r = s.amax(-1) if ord > 0 else s.amin(-1)
         return r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1)) if keepdim else r
     sum_dim, red_dim = (d1, d0) if abs(ord) != 1 else (d0, d1)  # inf: row sums; 1: column sums
     sums = A.abs().sum(sum_dim, keepdim=True)
-    r = sums.amax(red_dim, keepdim=True) if ord > 0 else sums.amin(red_dim, keepdim=True)
+    if ord > 0 and not sums.shape[red_dim]:  # the largest of no sums: 0, without a graph (PyTorch's)
+        r = zeros(tuple(1 if i == red_dim else n for i, n in enumerate(sums.shape)), dtype=sums.dtype)
+    elif ord > 0:
+        r = sums.amax(red_dim, keepdim=True)
+    else:  # the smallest of no sums raises IndexError, as in PyTorch
+        r = sums.amin(red_dim, keepdim=True)
     return r if keepdim else r.squeeze((d0, d1))
 
 

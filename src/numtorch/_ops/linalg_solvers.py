@@ -43,7 +43,7 @@ _LU_MSG = ("U[{i},{i}] is zero and using it on lu_solve would result in a divisi
 def lu_factor_ex(A: Tensor, *, pivot=True, check_errors=False, out=None):
     """``(LU, pivots, info)``: ``A = P L U`` packed in ``LU`` ``(*, m, n)``, LAPACK's 1-based int32
     ``pivots`` ``(*, min(m, n))``, ``info`` (0, or the 1-based index of the first zero of ``U``'s diagonal).
-    Differentiable in ``A`` (square matrices)."""
+    Differentiable in ``A`` (square, wide and tall; twice, and in forward mode)."""
     _la._check(A, "torch.linalg.lu_factor_ex")
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
@@ -74,7 +74,7 @@ def lu_factor(A: Tensor, *, pivot=True, out=None):
 def lu(A: Tensor, *, pivot=True, out=None):
     """``(P, L, U)`` with ``A = P L U`` (``torch.linalg.lu``): ``P`` ``(*, m, m)`` a permutation, ``L``
     ``(*, m, k)`` unit lower triangular, ``U`` ``(*, k, n)`` upper triangular, ``k = min(m, n)``.
-    Differentiable for square ``A`` (numtorch has no backward for rectangular LU yet: RuntimeError)."""
+    Differentiable in ``A`` (square, wide and tall)."""
     _la._check(A, "torch.linalg.lu")
     lu_t, piv, _ = lu_factor_ex(A, pivot=pivot)
     return LuResult(*lu_unpack(lu_t, piv))
@@ -207,12 +207,13 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian=False, out=Non
     if pivots._data.dtype != np.int32:
         raise RuntimeError(f"torch.linalg.ldl_solve: Expected pivots to be integers. Got {_aname(pivots._data)}")
     batch = np.broadcast_shapes(LD.shape[:-2], B.shape[:-2])
-    ld = np.broadcast_to(LD._data, batch + LD.shape[-2:]).reshape((-1,) + LD.shape[-2:])
-    piv = np.broadcast_to(pivots._data, batch + pivots.shape[-1:]).reshape(-1, pivots.shape[-1])
-    b = np.broadcast_to(B._data, batch + B.shape[-2:]).reshape((-1,) + B.shape[-2:])
+    nb = int(np.prod(batch))  # an explicit batch size: the matrices may be empty
+    ld = np.broadcast_to(LD._data, batch + LD.shape[-2:]).reshape((nb,) + LD.shape[-2:])
+    piv = np.broadcast_to(pivots._data, batch + pivots.shape[-1:]).reshape(nb, pivots.shape[-1])
+    b = np.broadcast_to(B._data, batch + B.shape[-2:]).reshape((nb,) + B.shape[-2:])
     name = "hetrs" if hermitian and ld.dtype.kind == "c" else "sytrs"
     fn = lapack.get_lapack_funcs((name,), (ld,))[0]
-    x = np.stack([fn(l_, p_, np.array(b_, order="F"), lower=1)[0] for l_, p_, b_ in zip(ld, piv, b)]) if len(b) \
+    x = np.stack([fn(l_, p_, np.array(b_, order="F"), lower=1)[0] for l_, p_, b_ in zip(ld, piv, b)]) if b.size \
         else np.zeros(b.shape, b.dtype)
     return _make(x.reshape(batch + B.shape[-2:]))
 
