@@ -76,10 +76,13 @@ def from_database(fn):
 
 def resolve(op):
     """numtorch's callable for an OpInfo entry (by name: ``nn.functional.relu`` ->
-    ``numtorch.nn.functional.relu``, else the Tensor method of that name), or None."""
+    ``numtorch.nn.functional.relu``, else the Tensor method of that name; an operator ``torch.ops.aten.X``
+    -> ``numtorch.ops.aten.X``), or None."""
     fn = op.op
     if from_database(fn):
         return retarget(fn)
+    if isinstance(fn, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):  # torch.ops.aten.X[.overload]
+        return _aten_op(fn)
     obj = numtorch
     for part in op.name.split("."):
         obj = getattr(obj, part, None)
@@ -91,6 +94,17 @@ def resolve(op):
     if meth is not None and callable(meth):
         return lambda x, *a, **k: getattr(x, op.name)(*a, **k)
     return None
+
+
+def _aten_op(fn):
+    """numtorch's ``torch.ops.<ns>.<name>[.<overload>]`` for torch's operator ``fn``, or None."""
+    over = isinstance(fn, torch._ops.OpOverload)
+    ns, name = (fn.namespace, fn._opname) if over else fn._qualified_op_name.split("::")
+    try:
+        packet = getattr(getattr(numtorch.ops, ns), name)
+    except AttributeError:
+        return None
+    return getattr(packet, fn._overloadname) if over else packet
 
 
 def wrapped(op, fn, lib):
@@ -113,8 +127,18 @@ def _eigenvector_signs(out):
     return vals, vecs * sign
 
 
+def _singular_vector_signs(out):
+    """Singular vector pairs ``(U[:, i], V[:, i])`` are defined up to a common sign, which LAPACK's drivers
+    choose differently (MKL and OpenBLAS): each pair is turned so that ``U``'s largest entry in the column
+    is positive, in both libraries, before comparing (``A ≈ U diag(S) V^H`` is unchanged)."""
+    U, S, V = out
+    sign = U.gather(-2, U.abs().argmax(dim=-2, keepdim=True)).sign().detach()
+    return U * sign, S, V * sign
+
+
 # outputs made comparable across libraries (a choice the op leaves to the implementation)
-CANONICAL = {"linalg.eigh": _eigenvector_signs}
+CANONICAL = {"linalg.eigh": _eigenvector_signs, "svd_lowrank": _singular_vector_signs,
+             "pca_lowrank": _singular_vector_signs}
 
 
 def canonical(op, fn):

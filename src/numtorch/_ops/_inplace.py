@@ -188,7 +188,29 @@ def _filled(s, value):
     return _make(np.asarray(value, s._data.dtype))
 
 
+class FillBackward2(Op):
+    """``self.fill_(number)`` under autograd: every element becomes ``value``; zero gradient to the old
+    ``self`` (so a written tensor that required grad still does, as in PyTorch)."""
+
+    def forward(self, s, value):
+        return np.full(s.shape, value, s.dtype)
+
+    def backward(self, g):
+        return np.zeros_like(g)
+
+
+class ZeroBackward0(FillBackward2):
+    """``self.zero_()`` under autograd."""
+
+
+def _recorded_fill(self, node, value):
+    """``fill_``/``zero_`` of a tensor that requires grad: recorded, so its old history gets a zero gradient."""
+    return inplace(self, lambda s: node.apply(s, value=value))
+
+
 def zero_(self: Tensor) -> Tensor:
+    if self._rg and _State.enabled and not _State.vmap:
+        return _recorded_fill(self, ZeroBackward0, 0)
     if _State.captured:  # inside a grad transform (func/_captures.py)
         check_captured(self, "aten::zero_")
     if _State.vmap:  # inside vmap: the in-place hook writes every sample of a batched tensor
@@ -209,6 +231,8 @@ def fill_(self: Tensor, value) -> Tensor:
         check_captured(self, "aten::fill_." + ("Tensor" if isinstance(value, Tensor) else "Scalar"))
     if _State.vmap:  # inside vmap: every sample of a batched tensor; a batched 0-d value gives one per sample
         return inplace(self, _filled, value)
+    if self._rg and _State.enabled and not isinstance(value, Tensor):
+        return _recorded_fill(self, FillBackward2, value)
     check_inplace(self)
     if isinstance(value, Tensor):
         value = value.item()

@@ -41,8 +41,10 @@ from .._ops.lp_pooling import lp_pool1d, lp_pool2d, lp_pool3d  # noqa: F401
 from .._ops.pooling import (adaptive_avg_pool3d, adaptive_max_pool3d,  # noqa: F401
                             adaptive_max_pool3d_with_indices, avg_pool3d, max_pool3d, max_pool3d_with_indices)
 from .._ops.reduction import mean as _mean, sum as _sum
-from .._ops.resample import channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle  # noqa: F401
+from .._ops.resample import (channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle,  # noqa: F401
+                              upsample, upsample_bilinear, upsample_nearest)
 from .._ops.grid_sample import affine_grid, grid_sample  # noqa: F401
+from .._ops.attention import multi_head_attention_forward  # noqa: F401
 from .._ops.sorting import one_hot  # noqa: F401
 from .._tensor import Tensor, _make
 from ..autograd.function import save_indices as _save_indices
