@@ -147,7 +147,7 @@ def _checked_mask(indices, mask):
 
 def _index_key(indices):
     """``aten.index``'s list (None: the whole dim) as a Python indexing key."""
-    return tuple(slice(None) if i is None else i for i in indices)
+    return tuple(builtins.slice(None) if i is None else i for i in indices)  # (this module defines aten.slice)
 
 
 def _unsafe_masked_index(input: Tensor, mask: Tensor, indices, fill) -> Tensor:
