@@ -155,10 +155,13 @@ def from_database(fn):
 
 def resolve(op):
     """numtorch's callable for an OpInfo entry (by name: ``nn.functional.relu`` ->
-    ``numtorch.nn.functional.relu``, else the Tensor method of that name), or None."""
+    ``numtorch.nn.functional.relu``, else the Tensor method of that name; an operator ``torch.ops.aten.X``
+    -> ``numtorch.ops.aten.X``), or None."""
     fn = op.op
     if from_database(fn):
         return retarget(fn)
+    if isinstance(fn, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):  # torch.ops.aten.X[.overload]
+        return _aten_op(fn)
     obj = numtorch
     for part in op.name.split("."):
         obj = getattr(obj, part, None)
@@ -171,6 +174,17 @@ def resolve(op):
         # a non-Tensor first argument goes to the unbound method, as the entry's own op (torch.Tensor.__radd__) does
         return lambda x, *a, **k: getattr(x, op.name)(*a, **k) if isinstance(x, numtorch.Tensor) else meth(x, *a, **k)
     return None
+
+
+def _aten_op(fn):
+    """numtorch's ``torch.ops.<ns>.<name>[.<overload>]`` for torch's operator ``fn``, or None."""
+    over = isinstance(fn, torch._ops.OpOverload)
+    ns, name = (fn.namespace, fn._opname) if over else fn._qualified_op_name.split("::")
+    try:
+        packet = getattr(getattr(numtorch.ops, ns), name)
+    except AttributeError:
+        return None
+    return getattr(packet, fn._overloadname) if over else packet
 
 
 def wrapped(op, fn, lib):
@@ -234,7 +248,9 @@ def _singular_vector_signs(out, vh=True):
 
 # outputs made comparable across libraries (a choice the op leaves to the implementation)
 CANONICAL = {"linalg.eigh": _eigenvector_signs, "linalg.eig": _eigenvector_phases,
-             "linalg.svd": _singular_vector_signs, "svd": lambda out: _singular_vector_signs(out, vh=False)}
+             "linalg.svd": _singular_vector_signs, "svd": lambda out: _singular_vector_signs(out, vh=False),
+             "svd_lowrank": lambda out: _singular_vector_signs(out, vh=False),
+             "pca_lowrank": lambda out: _singular_vector_signs(out, vh=False)}
 
 
 def canonical(op, fn):

@@ -1,5 +1,5 @@
-"""F.grid_sample against PyTorch: every mode x padding x align_corners, values and input/grid gradients,
-float32 and float64; argument errors by type."""
+"""F.grid_sample against PyTorch: every mode (bilinear, nearest, bicubic) x padding x align_corners, values and
+input/grid gradients, float32 and float64; argument errors by type. (5-D inputs: test_private_aten_ops.py.)"""
 import numpy as np
 import pytest
 import torch as ref
@@ -10,7 +10,7 @@ import numtorch.nn.functional as F
 from conftest import assert_close
 
 
-@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
 @pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
 def test_grid_sample_matches_pytorch(mode, padding, align_corners, fdtype):
@@ -48,6 +48,8 @@ def test_grid_sample_errors_match_pytorch(kw, shapes):
         F.grid_sample(nt.zeros(shapes[0]), nt.zeros(shapes[1]), **kw)
 
 
-def test_grid_sample_bicubic_not_implemented():
-    with pytest.raises(NotImplementedError, match="bicubic"):
-        F.grid_sample(nt.zeros(1, 1, 3, 3), nt.zeros(1, 2, 2, 2), mode="bicubic")
+def test_grid_sample_bicubic_of_a_5d_input_raises_as_pytorch():
+    with pytest.raises(RuntimeError, match="bicubic"):
+        RF.grid_sample(ref.zeros(1, 1, 2, 3, 3), ref.zeros(1, 2, 2, 2, 3), mode="bicubic", align_corners=False)
+    with pytest.raises(RuntimeError, match="bicubic"):
+        F.grid_sample(nt.zeros(1, 1, 2, 3, 3), nt.zeros(1, 2, 2, 2, 3), mode="bicubic", align_corners=False)

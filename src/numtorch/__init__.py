@@ -58,13 +58,17 @@ from ._ops.calculus import *  # noqa: E402,F401,F403
 from ._ops.vectors import *  # noqa: E402,F401,F403
 from ._ops.combinatorics import *  # noqa: E402,F401,F403
 from ._ops.structured_matrices import *  # noqa: E402,F401,F403
-from ._ops.householder import geqrf, orgqr  # noqa: E402,F401
+from ._ops.householder import geqrf, orgqr, ormqr  # noqa: E402,F401
 from ._ops.linalg_legacy import *  # noqa: E402,F401,F403
 from ._ops.functional_views import *  # noqa: E402,F401,F403  (view_copy & co., slice_scatter & co.)
 from ._ops.broadcasting import *  # noqa: E402,F401,F403  (broadcast_shapes)
 from ._ops.windows import *  # noqa: E402,F401,F403  (hann_window & co.)
 from ._ops.histograms import *  # noqa: E402,F401,F403  (histogram, histogramdd)
 from ._ops.stft import *  # noqa: E402,F401,F403  (stft, istft)
+from ._ops.aten_internals import *  # noqa: E402,F401,F403  (constant_pad_nd, fill, _chunk_cat & co.)
+from ._ops.native_norms import *  # noqa: E402,F401,F403  (native_batch_norm & co.)
+from ._ops.lowrank import *  # noqa: E402,F401,F403  (svd_lowrank, pca_lowrank)
+from ._ops.segment_reduce import *  # noqa: E402,F401,F403  (segment_reduce)
 from ._ops import _util as _ops_util  # noqa: E402
 from . import autograd
 from .autograd import graph_backward as _graph_backward  # noqa: F401,E402  (create_graph=True)

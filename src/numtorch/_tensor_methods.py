@@ -96,7 +96,7 @@ Tensor.__rmatmul__ = lambda self, other: matmul.matmul(other, self) if isinstanc
 _bind(_lx, "det logdet slogdet inverse pinverse matrix_power matrix_exp cholesky svd qr lu lu_solve triangular_solve cholesky_solve cholesky_inverse")
 _bind(_vec, "cross renorm")
 _bind(_structured, "kron")
-_bind(_householder, "geqrf orgqr")
+_bind(_householder, "geqrf orgqr ormqr")
 Tensor.__imatmul__ = Tensor.__matmul__  # PyTorch has no in-place matmul: `a @= b` rebinds a to a new tensor
 
 # ---- sparse COO tensors (_ops/sparse.py; the dense ops above run on them too, see _tensor_sparse.py) ------
@@ -139,6 +139,8 @@ _bind_inplace(rearrange, "tril triu")  # in-place variants PyTorch's OpInfo data
 _bind_inplace(_vec, "renorm")
 _bind_inplace(_complex, "conj_physical")
 Tensor.real, Tensor.imag = property(_complex.real), property(_complex.imag)
+from ._ops import aten_internals as _aten  # noqa: E402
+_bind(_aten, "resolve_neg unsafe_chunk unsafe_split unsafe_split_with_sizes resize_as_ nonzero_static")
 
 # ---- indexing, gather/scatter, sorting ----------------------------------------------------------
 _bind(indexing, """index_select index_add index_fill index_copy index_put masked_fill masked_select masked_scatter
@@ -185,6 +187,7 @@ Tensor.__rmul__ = _rev_checked(P.mul, "__rmul__")
 Tensor.__imul__ = Tensor.mul_
 Tensor.__truediv__ = P.div
 Tensor.__rtruediv__ = _rev(P.div)
+Tensor.__rdiv__ = Tensor.__rtruediv__  # PyTorch keeps Python 2's name too
 Tensor.__itruediv__ = Tensor.div_
 Tensor.__floordiv__ = P.floor_divide
 Tensor.__rfloordiv__ = _rev(P.floor_divide)

@@ -16,7 +16,8 @@ PyTorch keeps every operator in a registry that ``torch.ops.<namespace>.<name>``
   operator that such a library would have provided but that only had fake or autograd formulas
   registered from Python (torchvision registers them for ``torchvision::nms``, ``roi_align``, ...)
   raises NotImplementedError saying so when called, as PyTorch does for an operator without a CPU kernel.
-* ``torch.ops.aten.<name>`` is numtorch's ``torch.<name>`` (``torch.ops.aten.add.Tensor(a, b)``).
+* ``torch.ops.aten.<name>`` is numtorch's ``torch.<name>`` (``torch.ops.aten.add.Tensor(a, b)``), or one of the
+  operators PyTorch has only there (``aten.slice``, ``aten._batch_norm_with_update``: ``_ops/aten_internals.py``).
 
 Differences: schemas are kept as text and not parsed or checked; ``register_fake`` on an operator
 nobody defined records it instead of raising (so libraries that register formulas for their
@@ -26,6 +27,8 @@ from __future__ import annotations
 
 import importlib
 import sys
+
+from ._ops.aten_internals import ATEN_ONLY
 
 __all__ = ["Library", "define", "impl", "impl_abstract", "register_fake", "register_autograd", "register_kernel",
            "register_autocast", "fallthrough_kernel", "get_ctx"]
@@ -123,7 +126,7 @@ class _OpNamespace:
         if qualname in _registry:
             return OpOverloadPacket(qualname)
         if self.name == "aten":
-            func = getattr(sys.modules[__package__], op, None)  # the numtorch package (imported: it imports us)
+            func = ATEN_ONLY.get(op) or getattr(sys.modules[__package__], op, None)  # the numtorch package (imported: it imports us)
             if callable(func):
                 return OpOverloadPacket(qualname, func)
         raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op}' (numtorch knows only "

@@ -1,14 +1,18 @@
-"""``grid_sample`` (``F.grid_sample``, ATen's ``grid_sampler_2d``): sample a 4-D input at the (x, y)
-positions of a grid, with bilinear or nearest interpolation and zeros/border/reflection padding.
+"""``grid_sample`` (``F.grid_sample``, ATen's ``grid_sampler_2d``/``grid_sampler_3d``): sample a 4-D (5-D)
+input at the (x, y[, z]) positions of a grid, with bilinear (trilinear) or nearest interpolation and
+zeros/border/reflection padding, or bicubic (4-D: 16 taps with ATen's cubic convolution weights, A = -0.75,
+each tap's pixel mapped by the padding mode).
 
 A grid value of -1 is the left/top edge of the input and +1 the right/bottom edge (the centres of
 the corner pixels with ``align_corners=True``, their outer edges without). Coordinates are mapped to
-pixel units, then clipped (border) or reflected (reflection); bilinear mixes the 4 neighbours, and
+pixel units, then clipped (border) or reflected (reflection); bilinear mixes the 4 (8) neighbours, and
 a neighbour outside the input reads 0. The backward scatters into the input's gradient and gives the
 grid's gradient through the interpolation weights (zero for nearest), as ATen does.
 """
 from __future__ import annotations
 
+import itertools
+import math
 import warnings
 
 import numpy as np
@@ -53,62 +57,115 @@ def _source(coord, size, padding, align_corners):
     return x, dx
 
 
-def _corners(ix, iy, mode, H, W):
-    """[(rows, cols, weight, d weight/d ix, d weight/d iy, in-bounds mask)] for each neighbour."""
+def _corners(src, mode):
+    """[(indices per spatial axis, weight, d weight / d coordinate per axis)] of each neighbour; ``src`` lists
+    the pixel coordinates per spatial axis (outermost first)."""
     if mode == "nearest":
-        x, y = np.rint(ix), np.rint(iy)  # round half to even, as ATen's nearbyint
-        zero = np.zeros_like(ix)
-        return [(y, x, np.ones_like(ix), zero, zero)]
-    x0, y0 = np.floor(ix), np.floor(iy)
-    tx, ty = ix - x0, iy - y0
-    return [(y0, x0, (1 - tx) * (1 - ty), -(1 - ty), -(1 - tx)), (y0, x0 + 1, tx * (1 - ty), 1 - ty, -tx),
-            (y0 + 1, x0, (1 - tx) * ty, -ty, 1 - tx), (y0 + 1, x0 + 1, tx * ty, ty, tx)]
+        zero = np.zeros_like(src[0])
+        return [([np.rint(c) for c in src], np.ones_like(src[0]), [zero] * len(src))]  # rint: ATen's nearbyint
+    lo = [np.floor(c) for c in src]
+    t = [c - f for c, f in zip(src, lo)]
+    taps = []
+    for corner in itertools.product((0, 1), repeat=len(src)):
+        f = [tj if cj else 1 - tj for cj, tj in zip(corner, t)]  # the weight's factor per axis
+        df = [1.0 if cj else -1.0 for cj in corner]
+        w = math.prod(f)
+        dw = [df[a] * math.prod(f[:a] + f[a + 1:]) for a in range(len(src))]
+        taps.append(([l + cj for l, cj in zip(lo, corner)], w, dw))
+    return taps
+
+
+_A = -0.75  # the cubic convolution constant ATen uses
+
+
+def _cubic(t):
+    """Weights of the taps at offsets -1, 0, 1, 2 from ``floor(x)`` (``t = x - floor(x)``) and their d/dt."""
+    def c1(x):
+        return ((_A + 2) * x - (_A + 3)) * x * x + 1
+
+    def c2(x):
+        return ((_A * x - 5 * _A) * x + 8 * _A) * x - 4 * _A
+
+    def d1(x):
+        return (3 * (_A + 2) * x - 2 * (_A + 3)) * x
+
+    def d2(x):
+        return (3 * _A * x - 10 * _A) * x + 8 * _A
+    return [c2(t + 1), c1(t), c1(1 - t), c2(2 - t)], [d2(t + 1), d1(t), -d1(1 - t), -d2(2 - t)]
+
+
+def _bicubic_taps(src, sizes, padding, align_corners):
+    """The 16 taps of bicubic sampling in ``_corners``' form: each tap's pixel is mapped into the input by the
+    padding mode (ATen's ``get_value_bounded``); the weights depend on the unpadded coordinate only."""
+    lo = [np.floor(c) for c in src]
+    ws = [_cubic(c - f) for c, f in zip(src, lo)]
+    taps = []
+    for offs in itertools.product(range(4), repeat=len(src)):
+        idx = []
+        for f, o, size in zip(lo, offs, sizes):
+            c = f + (o - 1)
+            if padding == "reflection":
+                c = _reflect(c, 0, 2 * (size - 1))[0] if align_corners else _reflect(c, -1, 2 * size - 1)[0]
+            idx.append(c if padding == "zeros" else np.clip(c, 0, size - 1))
+        f = [w[0][o] for w, o in zip(ws, offs)]
+        dw = [ws[a][1][offs[a]] * math.prod(f[:a] + f[a + 1:]) for a in range(len(src))]
+        taps.append((idx, math.prod(f), dw))
+    return taps
 
 
 class GridSampler2DBackward0(Op):
-    """Bilinear/nearest sampling of (N, C, H, W) at an (N, Ho, Wo, 2) grid."""
+    """Bilinear/nearest/bicubic sampling of (N, C, *S) at an (N, *So, len(S)) grid (grid's last dim: x, y[, z], i.e.
+    the spatial axes innermost first)."""
 
     def forward(self, x, grid, *, mode, padding, align_corners):
-        N, C, H, W = x.shape
+        N, C, sp = x.shape[0], x.shape[1], x.shape[2:]
+        nd = len(sp)
         g64 = grid.astype(np.float64)
-        ix, dix = _source(g64[..., 0], W, padding, align_corners)
-        iy, diy = _source(g64[..., 1], H, padding, align_corners)
-        self.shape, self.dtype, self.dix, self.diy = x.shape, x.dtype, dix, diy
+        pad = "zeros" if mode == "bicubic" else padding  # bicubic pads each tap, not the coordinate
+        src, dsrc = zip(*(_source(g64[..., nd - 1 - a], sp[a], pad, align_corners) for a in range(nd)))
+        self.shape, self.dtype, self.dsrc = x.shape, x.dtype, dsrc
+        taps = _bicubic_taps(src, sp, padding, align_corners) if mode == "bicubic" else _corners(src, mode)
         self.taps = []
-        out = np.zeros((N, C) + grid.shape[1:3], np.float64)
-        n = np.arange(N).reshape(N, 1, 1)
-        for r, c, w, dwx, dwy in _corners(ix, iy, mode, H, W):
-            ok = (r >= 0) & (r < H) & (c >= 0) & (c < W)
-            ri, ci = np.where(ok, r, 0).astype(np.int64), np.where(ok, c, 0).astype(np.int64)
-            v = x[n, :, ri, ci]                         # (N, Ho, Wo, C)
-            v = np.where(ok[..., None], v, 0).transpose(0, 3, 1, 2).astype(np.float64)
+        out = np.zeros((N, C) + grid.shape[1:-1], np.float64)
+        n = np.arange(N).reshape((N,) + (1,) * nd)
+        xl = np.moveaxis(x, 1, -1)  # (N, *S, C)
+        for idx, w, dw in taps:
+            ok = np.logical_and.reduce([(i >= 0) & (i < size) for i, size in zip(idx, sp)])
+            ii = tuple(np.where(ok, i, 0).astype(np.int64) for i in idx)
+            v = np.where(ok[..., None], xl[(n, *ii)], 0)                 # (N, *So, C)
+            v = np.moveaxis(v, -1, 1).astype(np.float64)
             out += v * w[:, None]
-            self.taps.append((ri, ci, np.where(ok, w, 0), dwx, dwy, v))
+            self.taps.append((ii, np.where(ok, w, 0), dw, v))
         return out.astype(x.dtype)
 
     def backward(self, g):
-        N, C, H, W = self.shape
+        N, C, sp = self.shape[0], self.shape[1], self.shape[2:]
+        nd = len(sp)
         g64 = g.astype(np.float64)
-        gx = np.zeros((N, H, W, C), np.float64)
-        n = np.arange(N).reshape(N, 1, 1)
-        gix = np.zeros(g.shape[:1] + g.shape[2:])
-        giy = np.zeros_like(gix)
-        for ri, ci, w, dwx, dwy, v in self.taps:
-            np.add.at(gx, (np.broadcast_to(n, ri.shape), ri, ci), (g64 * w[:, None]).transpose(0, 2, 3, 1))
+        gx = np.zeros((N, *sp, C), np.float64)
+        n = np.arange(N).reshape((N,) + (1,) * nd)
+        gsrc = [np.zeros(g.shape[:1] + g.shape[2:]) for _ in range(nd)]
+        for ii, w, dw, v in self.taps:
+            np.add.at(gx, (np.broadcast_to(n, ii[0].shape), *ii), np.moveaxis(g64 * w[:, None], 1, -1))
             gv = (g64 * v).sum(1)
-            gix += gv * dwx
-            giy += gv * dwy
-        ggrid = np.stack([gix * self.dix, giy * self.diy], -1)
-        return gx.transpose(0, 3, 1, 2).astype(self.dtype), ggrid.astype(self.dtype)
+            for a in range(nd):
+                gsrc[a] += gv * dw[a]
+        ggrid = np.stack([gsrc[a] * self.dsrc[a] for a in reversed(range(nd))], -1)
+        return np.moveaxis(gx, -1, 1).astype(self.dtype), ggrid.astype(self.dtype)
+
+
+class GridSampler3DBackward0(GridSampler2DBackward0):
+    """Trilinear/nearest sampling of a 5-D input."""
 
 
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool | None = None) -> Tensor:
-    """``F.grid_sample`` for 4-D ``input`` (N, C, H, W) and ``grid`` (N, Ho, Wo, 2) -> (N, C, Ho, Wo).
+    """``F.grid_sample`` for 4-D ``input`` (N, C, H, W) and ``grid`` (N, Ho, Wo, 2) -> (N, C, Ho, Wo), or 5-D
+    ``input`` (N, C, D, H, W) and ``grid`` (N, Do, Ho, Wo, 3) -> (N, C, Do, Ho, Wo) (volumetric).
 
-    Modes "bilinear" and "nearest"; padding "zeros", "border", "reflection"; ``align_corners`` defaults
-    to False. Raises ValueError for an unknown mode or padding mode, RuntimeError for mismatched shapes
-    or dtypes, NotImplementedError for "bicubic" and 5-D (volumetric) input.
+    Modes "bilinear" (trilinear for 5-D), "nearest" and "bicubic" (4-D only); padding "zeros", "border",
+    "reflection"; ``align_corners`` defaults to False. Raises ValueError for an unknown mode or padding mode,
+    RuntimeError for mismatched shapes or dtypes or a 5-D bicubic.
     """
     _check_tensor(input, "grid_sample")
     _check_tensor(grid, "grid_sample")
@@ -123,19 +180,22 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                       "Please specify align_corners=True if the old behavior is desired. See the documentation of "
                       "grid_sample for details.", UserWarning, stacklevel=2)
     x, gr = input._data, grid._data
-    if x.ndim == 5:
-        raise NotImplementedError("numtorch: grid_sample for 5-D (volumetric) input is not implemented")
-    if mode == "bicubic":
-        raise NotImplementedError("numtorch: grid_sample(mode='bicubic') is not implemented")
-    if x.ndim != 4 or gr.ndim != 4 or gr.shape[-1] != 2 or gr.shape[0] != x.shape[0]:
+    nd = x.ndim - 2
+    if nd not in (2, 3) or gr.ndim != x.ndim or gr.shape[-1] != nd or gr.shape[0] != x.shape[0]:
+        if x.ndim == 5:
+            raise RuntimeError(f"grid_sampler(): expected 5D input and grid with same batch size and grid of shape "
+                               f"(N, D, H, W, 3), but got input with sizes {list(x.shape)} and grid with sizes "
+                               f"{list(gr.shape)}")
         raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same batch size and grid of shape "
                            f"(N, H, W, 2), but got input with sizes {list(x.shape)} and grid with sizes "
                            f"{list(gr.shape)}")
     if x.dtype != gr.dtype:
         raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input has "
                            f"{input.dtype} and grid has {grid.dtype}")
-    return GridSampler2DBackward0.apply(input, grid, mode=mode, padding=padding_mode,
-                                        align_corners=bool(align_corners))
+    if mode == "bicubic" and nd == 3:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    op = GridSampler2DBackward0 if nd == 2 else GridSampler3DBackward0
+    return op.apply(input, grid, mode=mode, padding=padding_mode, align_corners=bool(align_corners))
 
 
 def _linspace_from_neg_one(n: int, align_corners: bool, dtype) -> np.ndarray:

@@ -19,7 +19,7 @@ from .linalg import _check, _result
 from .matmul import _aname, matmul
 from .rearrange import tril
 
-__all__ = ["geqrf", "householder_product", "orgqr"]
+__all__ = ["geqrf", "householder_product", "orgqr", "ormqr"]
 
 GeqrfResult = _result("geqrf", "a tau")
 
@@ -99,3 +99,44 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
 
 
 orgqr = householder_product
+
+
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True, transpose: bool = False, *,
+          out=None) -> Tensor:
+    """``torch.ormqr``: ``other`` (``input3``, ``(*, m, n)``) multiplied by the ``Q`` of ``geqrf``'s reflectors
+    (``input`` ``(*, mn, k)``, ``tau = input2`` ``(*, k)``): ``Q C`` (``left``) or ``C Q``, with ``Q^H`` when
+    ``transpose``; ``mn`` is ``m`` (left) or ``n``. The reflectors are applied one by one, never forming ``Q``;
+    differentiable in all three. RuntimeError, with PyTorch's messages, for mismatched shapes or dtypes."""
+    fn = "torch.ormqr"
+    A, tau, C = input, input2, input3
+    if A._data.ndim < 2:
+        raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    if C._data.ndim < 2:
+        raise RuntimeError(f"{fn}: other must have at least 2 dimensions.")
+    side = -2 if left else -1
+    if tau._data.ndim != A._data.ndim - 1:
+        raise RuntimeError(f"{fn}: Expected tau to have one dimension less than input, but got tau.ndim equal to "
+                           f"{tau._data.ndim} and input.ndim is equal to {A._data.ndim}")
+    if tau.shape[-1] != min(C.shape[side], A.shape[-1]):
+        raise RuntimeError(f"{fn}: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])")
+    if C.shape[side] != A.shape[-2]:
+        raise RuntimeError(f"{fn}: other.shape[{side}] must be equal to input.shape[-2]")
+    if C._data.ndim != A._data.ndim:
+        raise RuntimeError(f"{fn}: Expected other to have the same number of dimensions as input, but got "
+                           f"other.ndim equal to {C._data.ndim} and input.ndim is equal to {A._data.ndim}")
+    for t, what in ((tau, "tau"), (C, "other")):
+        if t.dtype != A.dtype:
+            raise RuntimeError(f"{fn}: Expected input and {what} to have the same dtype, but input has dtype"
+                               f"{_aname(A._data)} and {what} has dtype {_aname(t._data)}")
+    _check(A, fn, arg="input")
+    mn, k = A.shape[-2], tau.shape[-1]
+    vs = tril(A, -1)[..., :k] + eye(mn, k, dtype=A.dtype)  # column i is v_i
+    taus = tau.conj() if transpose else tau  # H_i^H = I - conj(tau_i) v_i v_i^H
+    # Q = H_1 ... H_k: Q C applies H_k first, Q^H C applies H_1 first; C Q applies H_1 first, C Q^H H_k first
+    order = range(k) if left == transpose else reversed(range(k))
+    for i in order:
+        v, t = vs[..., :, i:i + 1], taus[..., i, None, None]
+        C = C - t * matmul(v, matmul(v.mH, C)) if left else C - t * matmul(matmul(C, v), v.mH)
+    if out is not None:
+        return out.resize_(C.shape).copy_(C)
+    return C

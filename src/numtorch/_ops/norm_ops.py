@@ -132,6 +132,7 @@ class NativeLayerNormBackward0(Op):
             rstd = np.zeros((xhat.shape[0], 1), x.dtype)
         self.saved = (xhat, rstd, None if w is None else w.reshape(-1))
         self.shape, self.wshape, self.eps = shape, None if w is None else w.shape, eps
+        self.bshape = None if b is None else b.shape
         out = xhat if w is None else xhat * w.reshape(-1)
         if b is not None:
             out = out + b.reshape(-1) if out is xhat else np.add(out, b.reshape(-1), out=out)
@@ -150,7 +151,7 @@ class NativeLayerNormBackward0(Op):
             gw = (g2 * xhat).sum(axis=0).reshape(self.wshape) if self._graph else \
                 np.einsum("ij,ij->j", g2, xhat).reshape(self.wshape)
         if e[2] is not None:
-            gb = g2.sum(0).reshape(self.wshape if self.wshape is not None else -1)
+            gb = g2.sum(0).reshape(self.bshape)
         return gx, gw, gb
 
 
@@ -430,12 +431,12 @@ class NativeGroupNormBackward0(Op):
 
     def forward(self, x, w, b, groups, eps):
         n, c = x.shape[0], x.shape[1]
-        xhat, rstd = _row_normalize(x.reshape(n * groups, -1), eps)
+        xhat, rstd = _row_normalize(x.reshape(n * groups, c // groups * math.prod(x.shape[2:])), eps)  # n may be 0
         self.shape, self.groups, self.eps = x.shape, groups, eps
         self.saved = (xhat, rstd, w)
         if w is None and b is None:
             return xhat.reshape(x.shape)
-        out = xhat.reshape(n, c, -1)
+        out = xhat.reshape(n, c, math.prod(x.shape[2:]))
         out = out * w[:, None] if w is not None else out.copy()
         if b is not None:
             out += b[:, None]
@@ -444,14 +445,14 @@ class NativeGroupNormBackward0(Op):
     def backward(self, g):
         xhat, rstd, w, row_backward = _saved_rows(self)
         n, c = self.shape[0], self.shape[1]
-        g3 = g.reshape(n, c, -1)
+        g3 = g.reshape(n, c, math.prod(self.shape[2:]))
         e = self._edges
         gx = gw = gb = None
         if e[0] is not None:
             gxhat = g3 * w.reshape(c, 1) if w is not None else g3
             gx = row_backward(gxhat.reshape(xhat.shape), xhat, rstd).reshape(self.shape)
         if len(e) > 1 and e[1] is not None:
-            gw = np.einsum("ncl,ncl->c", g3, xhat.reshape(n, c, -1))
+            gw = np.einsum("ncl,ncl->c", g3, xhat.reshape(g3.shape))
         if len(e) > 2 and e[2] is not None:
             gb = g3.sum((0, 2))
         return gx, gw, gb

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -201,6 +202,50 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                       for s, o, sc in zip(x.shape[2:], out_sp, scales))
         op = (UpsampleNearest1DBackward0, UpsampleNearest2DBackward0, UpsampleNearest3DBackward0)[nd - 1]
     return op.apply(input, plans=plans)
+
+
+def _deprecated(name):
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """``F.upsample`` (deprecated, warns): ``interpolate(input, size, scale_factor, mode, align_corners)``."""
+    _deprecated("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """``F.upsample_nearest`` (deprecated, warns): ``interpolate(..., mode="nearest")``."""
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """``F.upsample_bilinear`` (deprecated, warns): ``interpolate(..., mode="bilinear", align_corners=True)``."""
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def _upsample_bilinear2d_aa(input, output_size, align_corners, scales_h=None, scales_w=None, *,
+                            scale_factors=None):
+    """``torch.ops.aten._upsample_bilinear2d_aa`` (``interpolate(mode="bilinear", antialias=True)``'s kernel):
+    ``output_size`` (or, when None, ``floor(size * scale_factors)``); ``scales_h``/``scales_w`` (or
+    ``scale_factors``) are the scales for source coordinates, else ``in / out``."""
+    x = input._data
+    if isinstance(scales_h, (list, tuple)):  # the ".vec" overload called positionally
+        scale_factors, scales_h = scales_h, None
+    if output_size is None:
+        if scale_factors is None:
+            raise RuntimeError("Must specify exactly one of output_size and scale_factors")
+        scales = tuple(float(f) for f in scale_factors)
+        output_size = tuple(int(math.floor(s * f)) for s, f in zip(x.shape[2:], scales))
+    else:
+        scales = tuple(scale_factors) if scale_factors is not None else (scales_h, scales_w)
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"numtorch: antialiased bilinear resampling of {input.dtype._aten_name} tensors "
+                                  f"(PyTorch's fixed-point integer kernel) is not implemented")
+    return resample_by_matrices(input, tuple(int(o) for o in output_size), scales, bool(align_corners), "bilinear",
+                                True)
 
 
 def _not_impl(mode, nd):

@@ -41,8 +41,11 @@ from .._ops.lp_pooling import lp_pool1d, lp_pool2d, lp_pool3d  # noqa: F401
 from .._ops.pooling import (adaptive_avg_pool3d, adaptive_max_pool3d,  # noqa: F401
                             adaptive_max_pool3d_with_indices, avg_pool3d, max_pool3d, max_pool3d_with_indices)
 from .._ops.reduction import mean as _mean, sum as _sum
-from .._ops.resample import channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle  # noqa: F401
+from .._ops.resample import (channel_shuffle, interpolate, pixel_shuffle, pixel_unshuffle,  # noqa: F401
+                              upsample, upsample_bilinear, upsample_nearest)
 from .._ops.grid_sample import affine_grid, grid_sample  # noqa: F401
+from .._ops.gaussian_nll import gaussian_nll_loss  # noqa: F401
+from .._ops.attention import multi_head_attention_forward  # noqa: F401
 from .._ops.sorting import one_hot  # noqa: F401
 from .._tensor import Tensor, _make
 from ..autograd.function import save_indices as _save_indices
@@ -744,33 +747,6 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     x, y = _pair(*_as_float(input, target))
     return _L.PoissonNllLossBackward.apply(x, y, reduction=reduction, log_input=bool(log_input), full=bool(full),
                                            eps=eps)
-
-
-def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, eps: float = 1e-6,
-                      reduction: str = "mean") -> Tensor:
-    """Gaussian negative log-likelihood ``0.5 (log var + (x - y)^2 / var)`` (``F.gaussian_nll_loss``).
-
-    ``var`` may be a float, the input's shape, or one dim short / singleton in one dim (homoscedastic).
-    ValueError for negative or badly shaped ``var`` and for an unknown reduction.
-    """
-    if isinstance(var, _numbers.Number):
-        if var < 0:
-            raise ValueError("var has negative entry/entries")
-        var = _make(_np.full(input.shape, float(var), input._data.dtype))
-    elif (var._data < 0).any():
-        raise ValueError("var has negative entry/entries")
-    if var.shape != input.shape:
-        if input.shape[:-1] == var.shape:
-            var = var.unsqueeze(-1)
-        elif not (input.dim() == var.dim() and sum(b for a, b in zip(input.shape, var.shape) if a != b) == 1):
-            raise ValueError("var is of incorrect size")
-    if reduction not in _L.REDUCTIONS:
-        raise ValueError(reduction + " is not valid")
-    var = _U.clamp(var, min=eps)
-    loss = _P.mul(_P.add(_U.log(var), _P.div(_U.square(_P.sub(input, target)), var)), 0.5)
-    if full:
-        loss = _P.add(loss, 0.5 * _math.log(2 * _math.pi))
-    return _mean(loss) if reduction == "mean" else _sum(loss) if reduction == "sum" else loss
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average=None,

@@ -6,13 +6,10 @@ MultiheadAttention its projections.
 """
 from __future__ import annotations
 
-import math
 import warnings
 
-from ..._dtype import bool as _bool
-from ..._ops.creation import empty, zeros, zeros_like
+from ..._ops.creation import empty
 from ..._ops.unary import sigmoid as _sigmoid, tanh as _tanh
-from ..._ops.rearrange import cat
 from .. import functional as F
 from ..init import constant_, xavier_normal_, xavier_uniform_
 from ..parameter import Parameter
@@ -384,51 +381,6 @@ class Softmax2d(Module):
 
 
 # ---- multi-head attention -----------------------------------------------------------------------
-def _canonical_mask(mask, name, other, other_name, dtype):
-    """A bool mask (True = blocked) as an additive float mask of ``dtype`` (-inf where blocked)."""
-    if mask is None:
-        return None
-    float_mask = mask.dtype.is_floating_point
-    if not float_mask and mask.dtype != _bool:
-        raise AssertionError(f"only bool and floating types of {name} are supported")
-    if other is not None and mask.dtype != other.dtype:
-        warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both "
-                      f"instead.", stacklevel=3)
-    return mask if float_mask else zeros_like(mask, dtype=dtype).masked_fill_(mask, float("-inf"))
-
-
-def _check_mha_shapes(query, key, value, key_padding_mask, attn_mask, num_heads) -> bool:
-    """PyTorch's rank checks (AssertionError); returns whether the input is batched."""
-    if query.dim() == 3:
-        if key.dim() != 3 or value.dim() != 3:
-            raise AssertionError(f"For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
-                                 f"{key.dim()}-D and {value.dim()}-D tensors respectively")
-        if key_padding_mask is not None and key_padding_mask.dim() != 2:
-            raise AssertionError(f"For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
-                                 f"found {key_padding_mask.dim()}-D tensor instead")
-        if attn_mask is not None and attn_mask.dim() not in (2, 3):
-            raise AssertionError(f"For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
-                                 f"found {attn_mask.dim()}-D tensor instead")
-        return True
-    if query.dim() == 2:
-        if key.dim() != 2 or value.dim() != 2:
-            raise AssertionError(f"For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
-                                 f"{key.dim()}-D and {value.dim()}-D tensors respectively")
-        if key_padding_mask is not None and key_padding_mask.dim() != 1:
-            raise AssertionError(f"For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but "
-                                 f"found {key_padding_mask.dim()}-D tensor instead")
-        if attn_mask is not None:
-            if attn_mask.dim() not in (2, 3):
-                raise AssertionError(f"For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
-                                     f"but found {attn_mask.dim()}-D tensor instead")
-            expected = (num_heads, query.shape[0], key.shape[0])
-            if attn_mask.dim() == 3 and tuple(attn_mask.shape) != expected:
-                raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}")
-        return False
-    raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query "
-                         f"tensor")
-
-
 class MultiheadAttention(Module):
     """Multi-head attention (``torch.nn.MultiheadAttention``): ``concat(head_1..head_h) W_o`` with
     ``head_i = softmax(Q W_q^i (K W_k^i)^T / sqrt(head_dim) + mask) V W_v^i``.
@@ -508,99 +460,24 @@ class MultiheadAttention(Module):
         state.setdefault("_qkv_same_embed_dim", True)
         super().__setstate__(state)
 
-    def _project(self, query, key, value):
-        """q, k, v projections, each ``(N, len, E)``; self-attention takes one GEMM for all three."""
-        b = self.in_proj_bias
-        if self._qkv_same_embed_dim:
-            if key.shape != value.shape:
-                raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
-            if query is key and key is value:
-                return F.linear(query, self.in_proj_weight, b).chunk(3, dim=-1)
-            ws = self.in_proj_weight.chunk(3)
-        else:
-            if key.shape[:2] != value.shape[:2]:
-                raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's "
-                                     f"{value.shape[:2]}")
-            ws = (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
-        bs = (None, None, None) if b is None else b.chunk(3)
-        return tuple(F.linear(x, w, bb) for x, w, bb in zip((query, key, value), ws, bs))
-
     def forward(self, query, key, value, key_padding_mask=None, need_weights: bool = True, attn_mask=None,
                 average_attn_weights: bool = True, is_causal: bool = False):
-        is_batched = _check_mha_shapes(query, key, value, key_padding_mask, attn_mask, self.num_heads)
-        if is_causal and attn_mask is None:
-            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
-                               "method `generate_square_subsequent_mask` to create this mask.")
-        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask",
-                                           query.dtype)
-        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype)
-        # work batch-first internally: (N, L, E)
-        same_kv, same_qk = key is value, query is key
-        if not is_batched:
-            query, key, value = query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0)
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        elif not self.batch_first:
-            query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
-        if same_kv:
-            value = key
-            if same_qk:
-                key = value = query
-        bsz, tgt_len, embed_dim = query.shape
-        if embed_dim != self.embed_dim:
-            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {embed_dim}")
-        heads, hd = self.num_heads, self.head_dim
-        q, k, v = self._project(query, key, value)
-        src_len = k.shape[1]
-        if attn_mask is not None:
-            want = (tgt_len, src_len) if attn_mask.dim() == 2 else (bsz * heads, tgt_len, src_len)
-            if tuple(attn_mask.shape) != want:
-                raise RuntimeError(f"The shape of the {attn_mask.dim()}D attn_mask is {attn_mask.shape}, but should "
-                                   f"be {want}.")
-            attn_mask = attn_mask.reshape(-1, heads, tgt_len, src_len) if attn_mask.dim() == 3 else attn_mask
-        if self.bias_k is not None and self.bias_v is not None:
-            k = cat([k, self.bias_k.reshape(1, 1, embed_dim).expand(bsz, 1, embed_dim)], 1)
-            v = cat([v, self.bias_v.reshape(1, 1, embed_dim).expand(bsz, 1, embed_dim)], 1)
-            attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
-            key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
-        q = q.reshape(bsz, tgt_len, heads, hd).transpose(1, 2)
-        k = k.reshape(bsz, k.shape[1], heads, hd).transpose(1, 2)
-        v = v.reshape(bsz, v.shape[1], heads, hd).transpose(1, 2)
-        if self.add_zero_attn:
-            k = cat([k, zeros((bsz, heads, 1, hd), dtype=k.dtype)], 2)
-            v = cat([v, zeros((bsz, heads, 1, hd), dtype=v.dtype)], 2)
-            attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
-            key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
-        src_len = k.shape[2]
-        if key_padding_mask is not None:
-            if key_padding_mask.shape[0] != bsz:
-                raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
-                                     f"{key_padding_mask.shape[0]}")
-            if key_padding_mask.shape[1] != src_len:
-                raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
-                                     f"{key_padding_mask.shape[1]}")
-            kpm = key_padding_mask.reshape(bsz, 1, 1, src_len)
-            attn_mask = kpm if attn_mask is None else attn_mask + kpm
-        dropout_p = self.dropout if self.training else 0.0
-        weights = None
-        if need_weights:
-            scores = (q * math.sqrt(1.0 / hd)) @ k.transpose(-2, -1)
-            if attn_mask is not None:
-                scores = scores + attn_mask
-            weights = F.softmax(scores, dim=-1)
-            if dropout_p > 0.0:  # PyTorch returns the weights after dropout
-                weights = F.dropout(weights, p=dropout_p)
-            out = weights @ v
-        else:
-            out = F.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p)
-        # (N, H, L, hd) -> (L, N, E) in memory, as PyTorch lays it out (a batch-first result is a transposed
-        # view), so later ops that follow memory order (dropout masks) see the same layout
-        out = out.permute(2, 0, 1, 3).reshape(tgt_len, bsz, embed_dim)
-        out = F.linear(out, self.out_proj.weight, self.out_proj.bias)
-        if weights is not None and average_attn_weights:
-            weights = weights.mean(dim=1)
-        if not is_batched:
-            return out.squeeze(1), None if weights is None else weights.squeeze(0)
-        if self.batch_first:
-            out = out.transpose(0, 1)
-        return out, weights
+        is_batched = query.dim() == 3
+        if self.batch_first and is_batched:  # F works sequence-first; keep "key is value" (self-attention) true
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        separate = not self._qkv_same_embed_dim
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k,
+            self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+            attn_mask=attn_mask, use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        return (out.transpose(1, 0), weights) if self.batch_first and is_batched else (out, weights)
