@@ -1,14 +1,19 @@
-"""``grid_sample`` (``F.grid_sample``, ATen's ``grid_sampler_2d``): sample a 4-D input at the (x, y)
-positions of a grid, with bilinear or nearest interpolation and zeros/border/reflection padding.
+"""``grid_sample`` (``F.grid_sample``, ATen's ``grid_sampler_2d``/``grid_sampler_3d``): sample a 4-D
+(5-D) input at the (x, y) ((x, y, z)) positions of a grid, with bilinear (trilinear for 5-D),
+nearest or (4-D only) bicubic interpolation and zeros/border/reflection padding.
 
 A grid value of -1 is the left/top edge of the input and +1 the right/bottom edge (the centres of
 the corner pixels with ``align_corners=True``, their outer edges without). Coordinates are mapped to
-pixel units, then clipped (border) or reflected (reflection); bilinear mixes the 4 neighbours, and
-a neighbour outside the input reads 0. The backward scatters into the input's gradient and gives the
-grid's gradient through the interpolation weights (zero for nearest), as ATen does.
+pixel units; for bilinear and nearest the mapped coordinate is clipped (border) or reflected
+(reflection), for bicubic (as ATen) each of the 4x4 neighbours' indices is. Bilinear mixes the
+2 (x 2 x 2) neighbours, bicubic the 4x4 with Keys' cubic convolution (A = -0.75); a neighbour
+outside the input reads 0. Every mode is a weighted sum over "taps" (a neighbour's indices and its
+weight, the product of per-dim weights). The backward scatters into the input's gradient and gives
+the grid's gradient through the interpolation weights (zero for nearest), as ATen does.
 """
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import numpy as np
@@ -23,6 +28,7 @@ __all__ = ["grid_sample", "affine_grid_generator"]
 
 _MODES = ("bilinear", "nearest", "bicubic")
 _PADDING = ("zeros", "border", "reflection")
+_A = -0.75  # the cubic convolution constant of PyTorch's bicubic kernels
 
 
 def _reflect(x, lo2, hi2):
@@ -38,77 +44,107 @@ def _reflect(x, lo2, hi2):
     return np.where(even, extra + lo, span - extra + lo), np.where(even, sign, -sign)
 
 
-def _source(coord, size, padding, align_corners):
-    """Grid coordinates -> pixel coordinates and their derivative, with the padding mode applied."""
+def _unnormalize(coord, size, align_corners):
+    """Grid coordinates -> pixel coordinates, and their (constant) derivative."""
     if align_corners:
-        x, dx = (coord + 1) / 2 * (size - 1), np.full_like(coord, (size - 1) / 2)
-    else:
-        x, dx = ((coord + 1) * size - 1) / 2, np.full_like(coord, size / 2)
+        return (coord + 1) / 2 * (size - 1), np.full_like(coord, (size - 1) / 2)
+    return ((coord + 1) * size - 1) / 2, np.full_like(coord, size / 2)
+
+
+def _pad(x, size, padding, align_corners):
+    """Pixel coordinates with the padding mode applied, and d(result)/dx (0 where clipped)."""
+    dx = np.ones_like(x)
     if padding == "reflection":
-        x, s = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
-        dx = dx * s
+        x, dx = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
     if padding != "zeros":
         inside = (x > 0) & (x < size - 1)
         x, dx = np.clip(x, 0, size - 1), np.where(inside, dx, 0.0)
     return x, dx
 
 
-def _corners(ix, iy, mode, H, W):
-    """[(rows, cols, weight, d weight/d ix, d weight/d iy, in-bounds mask)] for each neighbour."""
+def _cubic(t):
+    """Keys' cubic weights of the 4 neighbours at offsets -1, 0, 1, 2 from ``floor``, and d/dt."""
+    def near(d):  # |d| <= 1
+        return ((_A + 2) * d - (_A + 3)) * d * d + 1, (3 * (_A + 2) * d - 2 * (_A + 3)) * d
+
+    def far(d):  # 1 < |d| < 2
+        return ((_A * d - 5 * _A) * d + 8 * _A) * d - 4 * _A, (3 * _A * d - 10 * _A) * d + 8 * _A
+
+    (w0, d0), (w1, d1), (w2, d2), (w3, d3) = far(t + 1), near(t), near(1 - t), far(2 - t)
+    return [(w0, d0), (w1, d1), (w2, -d2), (w3, -d3)]
+
+
+def _taps_1d(coord, size, mode, padding, align_corners):
+    """One spatial dim's neighbours: [(index, weight, d weight / d coord)], the derivative through the
+    coordinate mapping included."""
+    i, di = _unnormalize(coord, size, align_corners)
+    if mode == "bicubic":  # the padding moves each neighbour's index, not the sampling point
+        i0 = np.floor(i)
+        return [(_pad(i0 + k - 1, size, padding, align_corners)[0], w, dw * di)
+                for k, (w, dw) in enumerate(_cubic(i - i0))]
+    i, dp = _pad(i, size, padding, align_corners)
     if mode == "nearest":
-        x, y = np.rint(ix), np.rint(iy)  # round half to even, as ATen's nearbyint
-        zero = np.zeros_like(ix)
-        return [(y, x, np.ones_like(ix), zero, zero)]
-    x0, y0 = np.floor(ix), np.floor(iy)
-    tx, ty = ix - x0, iy - y0
-    return [(y0, x0, (1 - tx) * (1 - ty), -(1 - ty), -(1 - tx)), (y0, x0 + 1, tx * (1 - ty), 1 - ty, -tx),
-            (y0 + 1, x0, (1 - tx) * ty, -ty, 1 - tx), (y0 + 1, x0 + 1, tx * ty, ty, tx)]
+        return [(np.rint(i), np.ones_like(i), np.zeros_like(i))]  # round half to even, as ATen's nearbyint
+    i0, d = np.floor(i), di * dp
+    t = i - i0
+    return [(i0, 1 - t, -d), (i0 + 1, t, d)]
 
 
 class GridSampler2DBackward0(Op):
-    """Bilinear/nearest sampling of (N, C, H, W) at an (N, Ho, Wo, 2) grid."""
+    """Bilinear/nearest/bicubic sampling of (N, C, H, W) at an (N, Ho, Wo, 2) grid (and, as
+    ``GridSampler3DBackward0``, of (N, C, D, H, W) at an (N, Do, Ho, Wo, 3) grid)."""
 
     def forward(self, x, grid, *, mode, padding, align_corners):
-        N, C, H, W = x.shape
+        N, C, *S = x.shape
+        nd = len(S)
         g64 = grid.astype(np.float64)
-        ix, dix = _source(g64[..., 0], W, padding, align_corners)
-        iy, diy = _source(g64[..., 1], H, padding, align_corners)
-        self.shape, self.dtype, self.dix, self.diy = x.shape, x.dtype, dix, diy
+        # per spatial dim, outermost first (D, H, W); the grid's last component is x, along W
+        dims = [_taps_1d(g64[..., nd - 1 - k], S[k], mode, padding, align_corners) for k in range(nd)]
+        self.shape, self.dtype, self.nd = x.shape, x.dtype, nd
         self.taps = []
-        out = np.zeros((N, C) + grid.shape[1:3], np.float64)
-        n = np.arange(N).reshape(N, 1, 1)
-        for r, c, w, dwx, dwy in _corners(ix, iy, mode, H, W):
-            ok = (r >= 0) & (r < H) & (c >= 0) & (c < W)
-            ri, ci = np.where(ok, r, 0).astype(np.int64), np.where(ok, c, 0).astype(np.int64)
-            v = x[n, :, ri, ci]                         # (N, Ho, Wo, C)
-            v = np.where(ok[..., None], v, 0).transpose(0, 3, 1, 2).astype(np.float64)
+        out = np.zeros((N, C) + grid.shape[1:-1], np.float64)
+        n = np.arange(N).reshape((N,) + (1,) * nd)
+        for combo in itertools.product(*dims):
+            ok = np.ones(grid.shape[:-1], bool)
+            for (i, _, _), s in zip(combo, S):
+                ok &= (i >= 0) & (i < s)
+            idx = tuple(np.where(ok, i, 0).astype(np.int64) for i, _, _ in combo)
+            w = np.prod([wk for _, wk, _ in combo], axis=0)
+            dw = [np.prod([wk if j != k else dk for j, (_, wk, dk) in enumerate(combo)], axis=0) for k in range(nd)]
+            v = np.moveaxis(np.where(ok[..., None], x[(n, slice(None)) + idx], 0), -1, 1).astype(np.float64)
             out += v * w[:, None]
-            self.taps.append((ri, ci, np.where(ok, w, 0), dwx, dwy, v))
+            self.taps.append((idx, np.where(ok, w, 0), dw, v))
         return out.astype(x.dtype)
 
     def backward(self, g):
-        N, C, H, W = self.shape
+        N, C, *S = self.shape
+        nd = self.nd
         g64 = g.astype(np.float64)
-        gx = np.zeros((N, H, W, C), np.float64)
-        n = np.arange(N).reshape(N, 1, 1)
-        gix = np.zeros(g.shape[:1] + g.shape[2:])
-        giy = np.zeros_like(gix)
-        for ri, ci, w, dwx, dwy, v in self.taps:
-            np.add.at(gx, (np.broadcast_to(n, ri.shape), ri, ci), (g64 * w[:, None]).transpose(0, 2, 3, 1))
+        gx = np.zeros((N, *S, C), np.float64)
+        n = np.broadcast_to(np.arange(N).reshape((N,) + (1,) * nd), g.shape[:1] + g.shape[2:])
+        gi = np.zeros((nd,) + g.shape[:1] + g.shape[2:])  # d out / d pixel coordinate, per spatial dim
+        for idx, w, dw, v in self.taps:
+            np.add.at(gx, (n,) + idx, np.moveaxis(g64 * w[:, None], 1, -1))
             gv = (g64 * v).sum(1)
-            gix += gv * dwx
-            giy += gv * dwy
-        ggrid = np.stack([gix * self.dix, giy * self.diy], -1)
-        return gx.transpose(0, 3, 1, 2).astype(self.dtype), ggrid.astype(self.dtype)
+            for k in range(nd):
+                gi[k] += gv * dw[k]
+        ggrid = np.stack(gi[::-1], -1)  # x (along W) first
+        return np.moveaxis(gx, -1, 1).astype(self.dtype), ggrid.astype(self.dtype)
+
+
+class GridSampler3DBackward0(GridSampler2DBackward0):
+    pass
 
 
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool | None = None) -> Tensor:
-    """``F.grid_sample`` for 4-D ``input`` (N, C, H, W) and ``grid`` (N, Ho, Wo, 2) -> (N, C, Ho, Wo).
+    """``F.grid_sample``: 4-D ``input`` (N, C, H, W) at ``grid`` (N, Ho, Wo, 2) -> (N, C, Ho, Wo), or 5-D
+    ``input`` (N, C, D, H, W) at ``grid`` (N, Do, Ho, Wo, 3) -> (N, C, Do, Ho, Wo).
 
-    Modes "bilinear" and "nearest"; padding "zeros", "border", "reflection"; ``align_corners`` defaults
-    to False. Raises ValueError for an unknown mode or padding mode, RuntimeError for mismatched shapes
-    or dtypes, NotImplementedError for "bicubic" and 5-D (volumetric) input.
+    Modes "bilinear" (trilinear for 5-D), "nearest" and "bicubic" (4-D only); padding "zeros",
+    "border", "reflection"; ``align_corners`` defaults to False (with PyTorch's warning). Raises
+    ValueError for an unknown mode or padding mode, RuntimeError for mismatched shapes or dtypes and
+    for bicubic on 5-D input.
     """
     _check_tensor(input, "grid_sample")
     _check_tensor(grid, "grid_sample")
@@ -123,19 +159,31 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                       "Please specify align_corners=True if the old behavior is desired. See the documentation of "
                       "grid_sample for details.", UserWarning, stacklevel=2)
     x, gr = input._data, grid._data
-    if x.ndim == 5:
-        raise NotImplementedError("numtorch: grid_sample for 5-D (volumetric) input is not implemented")
-    if mode == "bicubic":
-        raise NotImplementedError("numtorch: grid_sample(mode='bicubic') is not implemented")
-    if x.ndim != 4 or gr.ndim != 4 or gr.shape[-1] != 2 or gr.shape[0] != x.shape[0]:
-        raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same batch size and grid of shape "
-                           f"(N, H, W, 2), but got input with sizes {list(x.shape)} and grid with sizes "
-                           f"{list(gr.shape)}")
+    _check_shapes(x, gr, input, grid)
+    if mode == "bicubic" and x.ndim == 5:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    op = GridSampler2DBackward0 if x.ndim == 4 else GridSampler3DBackward0
+    return op.apply(input, grid, mode=mode, padding=padding_mode, align_corners=bool(align_corners))
+
+
+def _check_shapes(x, gr, input, grid):
+    """ATen's ``check_grid_sampler_common`` / ``_2d`` / ``_3d``, then its kernel's dtype check (RuntimeError)."""
+    sizes = f"input with sizes {list(x.shape)} and grid with sizes {list(gr.shape)}"
+    if gr.ndim and x.ndim and gr.shape[0] != x.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got {sizes}")
+    if not gr.ndim or gr.shape[-1] != x.ndim - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {x.ndim - 2} in last dimension, but got "
+                           f"grid with sizes {list(gr.shape)}")
+    for i in range(2, x.ndim):
+        if x.shape[i] == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
+                               f"sizes {list(x.shape)} with dimension {i} being empty")
+    nd = 4 if x.ndim == 4 else 5
+    if x.ndim != nd or gr.ndim != nd:
+        raise RuntimeError(f"grid_sampler(): expected {nd}D input and grid with same number of dimensions, but got "
+                           f"{sizes}")
     if x.dtype != gr.dtype:
-        raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input has "
-                           f"{input.dtype} and grid has {grid.dtype}")
-    return GridSampler2DBackward0.apply(input, grid, mode=mode, padding=padding_mode,
-                                        align_corners=bool(align_corners))
+        raise RuntimeError(f"expected scalar type {input.dtype._aten_name} but found {grid.dtype._aten_name}")
 
 
 def _linspace_from_neg_one(n: int, align_corners: bool, dtype) -> np.ndarray:

@@ -18,7 +18,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ._window import _along, _check_tensor
-from .pooling import adaptive_avg_pool
+from .pooling import adaptive_avg_pool, adaptive_avg_pool3d
 from .resample_weights import resample_by_matrices
 
 __all__ = ["channel_shuffle"]
@@ -165,7 +165,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode in _LINEAR and _LINEAR[mode] != nd:
         raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs {_LINEAR[mode] + 2}D input")
     if mode == "area":  # adaptive average pooling, with its own checks
-        return adaptive_avg_pool(input, nd, out_sp) if nd < 3 else _not_impl(mode, nd)
+        return adaptive_avg_pool(input, nd, out_sp) if nd < 3 else adaptive_avg_pool3d(input, out_sp)
     if any(o <= 0 for o in out_sp) or any(s <= 0 for s in x.shape[2:]):
         names = "DHW"[3 - nd:] if nd <= 3 else [f"d{i}" for i in range(nd)]
         ins = ", ".join(f"{n}: {s}" for n, s in zip(names, x.shape[2:]))
@@ -197,10 +197,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                       for s, o, sc in zip(x.shape[2:], out_sp, scales))
         op = (UpsampleNearest1DBackward0, UpsampleNearest2DBackward0, UpsampleNearest3DBackward0)[nd - 1]
     return op.apply(input, plans=plans)
-
-
-def _not_impl(mode, nd):
-    raise NotImplementedError(f"numtorch: interpolate mode '{mode}' is not implemented for {nd + 2}D input")
 
 
 # ------------------------------------------------------------------------------------------------
