@@ -75,6 +75,14 @@ CASES = {
     "unique_consecutive_other_dim_empty": lambda lib: lib.unique_consecutive(lib.zeros(5, 0, 5), dim=0),
     "unique_consecutive_empty_flat": lambda lib: lib.unique_consecutive(
         lib.zeros(3, 0), return_inverse=True, return_counts=True),
+    "unique_dim_other_empty": lambda lib: lib.unique(lib.zeros(5, 0, 5), dim=2, return_counts=True),
+    "unique_dim_empty": lambda lib: lib.unique(lib.zeros(5, 0, 5), dim=1, return_inverse=True, return_counts=True),
+    "instance_norm_empty_batch": lambda lib: lib.nn.functional.instance_norm(lib.zeros(0, 3, 4)),
+    "instance_norm_empty_spatial": lambda lib: lib.nn.functional.instance_norm(lib.zeros(2, 3, 0)),
+    "instance_norm_one_spatial": lambda lib: lib.nn.functional.instance_norm(lib.zeros(2, 3, 1)),
+    "instance_norm_empty_running_stats": lambda lib: (lambda rm, rv: (
+        lib.nn.functional.instance_norm(lib.zeros(0, 3, 4), running_mean=rm, running_var=rv), rm, rv))(
+        lib.ones(3), lib.ones(3)),
     "group_norm_empty_batch": lambda lib: lib.nn.functional.group_norm(
         lib.zeros(0, 2), 1, lib.ones(2), lib.zeros(2)),
     "group_norm_empty_batch_spatial": lambda lib: lib.nn.functional.group_norm(lib.zeros(0, 4, 3), 2),

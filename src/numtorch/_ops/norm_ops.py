@@ -10,6 +10,7 @@ Public functional forms with PyTorch's checks are in ``numtorch/nn/functional.py
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -497,12 +498,14 @@ def instance_norm(input: Tensor, weight=None, bias=None, running_mean=None, runn
             _batched(input, running_mean, running_var):  # each sample's statistics into its own (func/)
         vmap_instance_stats(input, running_mean, running_var, momentum)
     elif running_mean is not None or running_var is not None:
-        x3 = input._data.reshape(shape[0], shape[1], -1)
+        x3 = input._data.reshape(shape[0], shape[1], math.prod(shape[2:]))  # explicit: -1 fails when empty
         m = x3.shape[2]
-        if running_mean is not None:
-            _update_running(running_mean, x3.mean(2).mean(0), momentum)
-        if running_var is not None:
-            _update_running(running_var, x3.var(2, ddof=1 if m > 1 else 0).mean(0), momentum)
+        with warnings.catch_warnings():  # an empty batch gives NaN statistics, as in PyTorch
+            warnings.simplefilter("ignore", RuntimeWarning)
+            if running_mean is not None:
+                _update_running(running_mean, x3.mean(2).mean(0), momentum)
+            if running_var is not None:
+                _update_running(running_var, x3.var(2, ddof=1 if m > 1 else 0).mean(0), momentum)
     return _in_float32(NativeGroupNormBackward0, input, weight, bias, groups=shape[1], eps=eps)
 
 

@@ -167,6 +167,12 @@ def _unique_result(out, inv, counts, return_inverse, return_counts):
     return res[0] if len(res) == 1 else tuple(res)
 
 
+def _check_empty_dims(shape, dim):
+    """PyTorch's refusal of slices along ``dim`` that are empty for another dim being 0 (RuntimeError)."""
+    if any(s == 0 for i, s in enumerate(shape) if i != dim):
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+
+
 def unique(input: Tensor, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """Sorted unique elements (or slices along ``dim``) of ``input`` (``torch.unique``); not differentiable.
 
@@ -176,6 +182,7 @@ def unique(input: Tensor, sorted=True, return_inverse=False, return_counts=False
     a = input._data
     if dim is not None:
         dim = _wrap_dim(dim, a.ndim)
+        _check_empty_dims(a.shape, dim)
     out, inv, counts = np.unique(a, return_inverse=True, return_counts=True, axis=dim)
     inv = inv.reshape(a.shape if dim is None else (-1,))
     return _unique_result(out, inv, counts, return_inverse, return_counts)
@@ -186,8 +193,7 @@ def unique_consecutive(input: Tensor, return_inverse=False, return_counts=False,
     a = input._data
     if dim is not None:
         dim = _wrap_dim(dim, a.ndim)
-        if any(s == 0 for i, s in enumerate(a.shape) if i != dim):
-            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+        _check_empty_dims(a.shape, dim)
     m = np.moveaxis(a, dim, 0) if dim is not None else a.reshape(-1)
     rows = m.reshape(m.shape[0], math.prod(m.shape[1:]))  # explicit width: -1 is ambiguous for 0 rows
     new = np.ones(rows.shape[0], bool)
