@@ -13,7 +13,9 @@ the grid's gradient through the interpolation weights (zero for nearest), as ATe
 """
 from __future__ import annotations
 
+import functools
 import itertools
+import operator
 import warnings
 
 import numpy as np
@@ -105,12 +107,11 @@ class GridSampler2DBackward0(Op):
         out = np.zeros((N, C) + grid.shape[1:-1], np.float64)
         n = np.arange(N).reshape((N,) + (1,) * nd)
         for combo in itertools.product(*dims):
-            ok = np.ones(grid.shape[:-1], bool)
-            for (i, _, _), s in zip(combo, S):
-                ok &= (i >= 0) & (i < s)
-            idx = tuple(np.where(ok, i, 0).astype(np.int64) for i, _, _ in combo)
-            w = np.prod([wk for _, wk, _ in combo], axis=0)
-            dw = [np.prod([wk if j != k else dk for j, (_, wk, dk) in enumerate(combo)], axis=0) for k in range(nd)]
+            ii, ws, ds = zip(*combo)
+            ok = functools.reduce(operator.and_, [(i >= 0) & (i < s) for i, s in zip(ii, S)])
+            idx = tuple(np.where(ok, i, 0).astype(np.int64) for i in ii)
+            w = functools.reduce(operator.mul, ws)
+            dw = [functools.reduce(operator.mul, ws[:k] + (ds[k],) + ws[k + 1:]) for k in range(nd)]
             v = np.moveaxis(np.where(ok[..., None], x[(n, slice(None)) + idx], 0), -1, 1).astype(np.float64)
             out += v * w[:, None]
             self.taps.append((idx, np.where(ok, w, 0), dw, v))
