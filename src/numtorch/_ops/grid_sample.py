@@ -123,7 +123,7 @@ class GridSampler2DBackward0(Op):
         g64 = g.astype(np.float64)
         gx = np.zeros((N, *S, C), np.float64)
         n = np.broadcast_to(np.arange(N).reshape((N,) + (1,) * nd), g.shape[:1] + g.shape[2:])
-        gi = np.zeros((nd,) + g.shape[:1] + g.shape[2:])  # d out / d pixel coordinate, per spatial dim
+        gi = np.zeros((nd,) + g.shape[:1] + g.shape[2:])  # d out / d grid coordinate, per spatial dim
         for idx, w, dw, v in self.taps:
             np.add.at(gx, (n,) + idx, np.moveaxis(g64 * w[:, None], 1, -1))
             gv = (g64 * v).sum(1)
