@@ -192,6 +192,10 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
     if x.dtype != gr.dtype:
         raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input has "
                            f"{input.dtype} and grid has {grid.dtype}")
+    for d in range(2, x.ndim):
+        if x.shape[d] == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input has "
+                               f"sizes {list(x.shape)} with dimension {d} being empty")
     if mode == "bicubic" and nd == 3:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     op = GridSampler2DBackward0 if nd == 2 else GridSampler3DBackward0

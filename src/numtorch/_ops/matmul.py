@@ -10,6 +10,8 @@ Like PyTorch, products do not promote dtypes: mixing float32 and float64 is a Ru
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype
@@ -134,7 +136,8 @@ def _mm_grads(g, a, b, need_a, need_b):
             ga = ga.reshape(a.shape)
         if need_b:
             if B.ndim == 2:  # sum over the whole stack in one GEMM
-                gb = A.reshape(-1, A.shape[-1]).T @ G.reshape(-1, G.shape[-1])
+                rows = math.prod(A.shape[:-1])  # G has A's leading dims; explicit: -1 fails on empty rows
+                gb = A.reshape(rows, A.shape[-1]).T @ G.reshape(rows, G.shape[-1])
             else:
                 gb = unbroadcast(np.matmul(A.swapaxes(-1, -2), G), B.shape)
             gb = gb.reshape(b.shape)

@@ -10,6 +10,7 @@ Public functional forms with PyTorch's checks are in ``numtorch/nn/functional.py
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -431,12 +432,13 @@ class NativeGroupNormBackward0(Op):
 
     def forward(self, x, w, b, groups, eps):
         n, c = x.shape[0], x.shape[1]
-        xhat, rstd = _row_normalize(x.reshape(n * groups, c // groups * math.prod(x.shape[2:])), eps)  # n may be 0
+        hw = math.prod(x.shape[2:])  # explicit sizes: a -1 is ambiguous for an empty batch
+        xhat, rstd = _row_normalize(x.reshape(n * groups, c // groups * hw), eps)
         self.shape, self.groups, self.eps = x.shape, groups, eps
         self.saved = (xhat, rstd, w)
         if w is None and b is None:
             return xhat.reshape(x.shape)
-        out = xhat.reshape(n, c, math.prod(x.shape[2:]))
+        out = xhat.reshape(n, c, hw)
         out = out * w[:, None] if w is not None else out.copy()
         if b is not None:
             out += b[:, None]
@@ -497,12 +499,14 @@ def instance_norm(input: Tensor, weight=None, bias=None, running_mean=None, runn
             _batched(input, running_mean, running_var):  # each sample's statistics into its own (func/)
         vmap_instance_stats(input, running_mean, running_var, momentum)
     elif running_mean is not None or running_var is not None:
-        x3 = input._data.reshape(shape[0], shape[1], -1)
+        x3 = input._data.reshape(shape[0], shape[1], math.prod(shape[2:]))  # explicit: -1 fails when empty
         m = x3.shape[2]
-        if running_mean is not None:
-            _update_running(running_mean, x3.mean(2).mean(0), momentum)
-        if running_var is not None:
-            _update_running(running_var, x3.var(2, ddof=1 if m > 1 else 0).mean(0), momentum)
+        with warnings.catch_warnings():  # an empty batch gives NaN statistics, as in PyTorch
+            warnings.simplefilter("ignore", RuntimeWarning)
+            if running_mean is not None:
+                _update_running(running_mean, x3.mean(2).mean(0), momentum)
+            if running_var is not None:
+                _update_running(running_var, x3.var(2, ddof=1 if m > 1 else 0).mean(0), momentum)
     return _in_float32(NativeGroupNormBackward0, input, weight, bias, groups=shape[1], eps=eps)
 
 

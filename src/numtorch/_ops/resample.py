@@ -19,7 +19,7 @@ import numpy as np
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ._window import _along, _check_tensor
-from .pooling import adaptive_avg_pool
+from .pooling import adaptive_avg_pool, adaptive_avg_pool3d
 from .resample_weights import resample_by_matrices, resample_uint8
 
 __all__ = ["channel_shuffle"]
@@ -166,7 +166,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode in _LINEAR and _LINEAR[mode] != nd:
         raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs {_LINEAR[mode] + 2}D input")
     if mode == "area":  # adaptive average pooling, with its own checks
-        return adaptive_avg_pool(input, nd, out_sp) if nd < 3 else _not_impl(mode, nd)
+        return adaptive_avg_pool(input, nd, out_sp) if nd < 3 else adaptive_avg_pool3d(input, out_sp)
     if any(o <= 0 for o in out_sp) or any(s <= 0 for s in x.shape[2:]):
         names = "DHW"[3 - nd:] if nd <= 3 else [f"d{i}" for i in range(nd)]
         ins = ", ".join(f"{n}: {s}" for n, s in zip(names, x.shape[2:]))
@@ -246,10 +246,6 @@ def _upsample_bilinear2d_aa(input, output_size, align_corners, scales_h=None, sc
                                   f"(PyTorch's fixed-point integer kernel) is not implemented")
     return resample_by_matrices(input, tuple(int(o) for o in output_size), scales, bool(align_corners), "bilinear",
                                 True)
-
-
-def _not_impl(mode, nd):
-    raise NotImplementedError(f"numtorch: interpolate mode '{mode}' is not implemented for {nd + 2}D input")
 
 
 # ------------------------------------------------------------------------------------------------

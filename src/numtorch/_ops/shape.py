@@ -245,10 +245,10 @@ class TransposeBackward0(Op):
 
     def forward(self, a, d0, d1):
         self.d = (d0, d1)
-        return a.swapaxes(d0, d1)
+        return a.swapaxes(d0, d1) if a.ndim else a.view()  # a 0-d tensor (dims 0 / -1): itself
 
     def backward(self, g):
-        return g.swapaxes(*self.d)
+        return g.swapaxes(*self.d) if g.ndim else g
 
 
 class TBackward0(Op):

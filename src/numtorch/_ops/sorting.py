@@ -8,6 +8,7 @@ returning ``(values, indices)`` give named tuples like ``torch.return_types.sort
 """
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -180,6 +181,12 @@ def _unique_result(out, inv, counts, return_inverse, return_counts):
     return res[0] if len(res) == 1 else tuple(res)
 
 
+def _check_empty_dims(shape, dim):
+    """PyTorch's refusal of slices along ``dim`` that are empty for another dim being 0 (RuntimeError)."""
+    if any(s == 0 for i, s in enumerate(shape) if i != dim):
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+
+
 def unique(input: Tensor, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """Sorted unique elements (or slices along ``dim``) of ``input`` (``torch.unique``); not differentiable.
 
@@ -189,6 +196,7 @@ def unique(input: Tensor, sorted=True, return_inverse=False, return_counts=False
     a = input._data
     if dim is not None:
         dim = _wrap_dim(dim, a.ndim)
+        _check_empty_dims(a.shape, dim)
     out, inv, counts = np.unique(a, return_inverse=True, return_counts=True, axis=dim)
     inv = inv.reshape(a.shape if dim is None else (-1,))
     return _unique_result(out, inv, counts, return_inverse, return_counts)
@@ -197,8 +205,11 @@ def unique(input: Tensor, sorted=True, return_inverse=False, return_counts=False
 def unique_consecutive(input: Tensor, return_inverse=False, return_counts=False, dim=None):
     """Collapse runs of equal consecutive elements (or slices along ``dim``) (``torch.unique_consecutive``)."""
     a = input._data
-    m = np.moveaxis(a, _wrap_dim(dim, a.ndim), 0) if dim is not None else a.reshape(-1)
-    rows = m.reshape(m.shape[0], -1)
+    if dim is not None:
+        dim = _wrap_dim(dim, a.ndim)
+        _check_empty_dims(a.shape, dim)
+    m = np.moveaxis(a, dim, 0) if dim is not None else a.reshape(-1)
+    rows = m.reshape(m.shape[0], math.prod(m.shape[1:]))  # explicit width: -1 is ambiguous for 0 rows
     new = np.ones(rows.shape[0], bool)
     new[1:] = np.any(rows[1:] != rows[:-1], axis=1) if rows.shape[1] else False
     starts = np.flatnonzero(new)
@@ -260,6 +271,8 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32=False, right=False
         seq = np.take_along_axis(seq, srt, axis=-1)
     # one flat search: rank all values together, then offset each row's ranks past the previous row's
     m, q = seq.shape[-1], v.shape[-1]
+    if m == 0 or v.size == 0:  # nothing to search in, or nothing to search for: every point is 0
+        return _out(_make(np.zeros(v.shape, dt)), out)
     s2, v2 = seq.reshape(-1, m), v.reshape(-1, q)
     _, ranks = np.unique(np.concatenate([s2.ravel(), v2.ravel()]), return_inverse=True)
     ranks = ranks.reshape(-1)

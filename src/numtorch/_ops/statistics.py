@@ -16,7 +16,7 @@ import numpy as np
 from .._dtype import get_default_dtype
 from .._tensor import Tensor, _make
 from ._util import wrap_dim
-from .pointwise import _out, lerp
+from .pointwise import _out, lerp, where
 from .reduction import (AmaxBackward0, MaxBackward0, _extreme, _np_aliases, _return_type, _tname, _with_dim,
                         return_types)
 from .scatter import gather
@@ -156,12 +156,16 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan, out):
         r = lo
     else:
         hi = gather(xs, -1, _make(hi_i))
-        w = 0.5 if interpolation == "midpoint" else (rank - lo_i).astype(xs._data.dtype)
+        dt = xs._data.dtype
         if interpolation == "midpoint":
-            w = np.where(lo_i == hi_i, 0, 0.5).astype(xs._data.dtype)
-        r = lerp(lo, hi, _make(np.ascontiguousarray(w)))
+            w = _make(np.where(lo_i == hi_i, 0, 0.5).astype(dt))
+        elif scalar_q and not isinstance(q, Tensor):
+            w = _make(np.ascontiguousarray((rank - lo_i).astype(dt)))
+        else:  # a q tensor: the weight rank - floor(rank) is differentiable in q (0 where a NaN decides)
+            w = where(_make(np.asarray(bad)), 0.0, q.reshape(-1) * _make((cnt - 1).astype(dt)) - _make(lo_i.astype(dt)))
+        r = lerp(lo, hi, w)
     r = r.movedim(-1, 0)  # (nq, ...)
-    if keepdim:
+    if keepdim and input.dim():  # a 0-d input has no dim to keep
         r = r.unsqueeze(d + 1) if dim is not None else r.reshape(r.shape[0], *([1] * input.dim()))
     if scalar_q:
         r = r.squeeze(0)
@@ -202,6 +206,7 @@ class NanmedianBackward0(AmaxBackward0):
 class NanmedianBackward1(MaxBackward0):
     @staticmethod
     def _index(a, axis):
+        axis %= a.ndim  # a 0-d input arrives as shape (1,) with axis -1
         srt = np.argsort(a, axis=axis, kind="stable")  # NaNs last
         cnt = (~np.isnan(a)).sum(axis=axis, keepdims=True) if a.dtype.kind in "fV" else a.shape[axis]
         k = np.maximum((cnt - 1) // 2, 0)

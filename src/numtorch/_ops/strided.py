@@ -197,7 +197,7 @@ def squeeze_(self: Tensor, dim=None) -> Tensor:
         return _restride(self, SqueezeBackward3, axes=tuple(i for i, s in enumerate(shp) if s == 1))
     if isinstance(dim, (tuple, list)):
         dims = dims_arg(dim, len(shp)) or ()
-        return _restride(self, SqueezeBackward5, axes=tuple(d for d in dims if shp[d] == 1))
+        return _restride(self, SqueezeBackward5, axes=tuple(d for d in dims if shp and shp[d] == 1))  # 0-d: dim 0 ok
     d = wrap_dim(dim, len(shp))
     return _restride(self, SqueezeBackward4, axes=(d,) if shp and shp[d] == 1 else ())
 

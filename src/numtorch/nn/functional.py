@@ -279,9 +279,7 @@ def softmin(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor
     """``softmax(-x)`` along ``dim`` (``F.softmin``)."""
     if dim is None:
         dim = _softmax_dim("softmin", input.dim(), _stacklevel)
-    if dtype is not None:
-        input = _cast.cast(input, dtype)
-    return _N.softmax(_U.neg(input), dim)
+    return _N.softmax(_U.neg(input), dim, dtype)  # negated in the input's dtype, then cast (as PyTorch)
 
 
 def log_softmax(input: Tensor, dim=None, _stacklevel: int = 3, dtype=None) -> Tensor:
@@ -510,8 +508,7 @@ def instance_norm(input: Tensor, running_mean=None, running_var=None, weight=Non
                   use_input_stats: bool = True, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalize each ``(n, c)`` slice of ``(N, C, *)`` over its spatial dims (``F.instance_norm``)."""
     if use_input_stats and input.dim() >= 2:
-        spatial = input.numel() // max(input.shape[0] * input.shape[1], 1)
-        if spatial <= 1:
+        if _math.prod(input.shape[2:]) == 1:  # PyTorch's _verify_spatial_size (an empty input passes)
             raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
     return _Nm.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps)
 
@@ -538,7 +535,11 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     if input._data.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_from_np(input._data.dtype)._aten_name}")
-    res = _Nm.NormalizeBackward.apply(input, p=float(p), dim=_wrap_dim(dim, input.dim()), eps=eps)
+    if input.dim() == 0:  # a 0-d tensor is normalized as a 1-element vector (dim 0 / -1)
+        _wrap_dim(dim, 0)
+        res = _Nm.NormalizeBackward.apply(input.reshape(1), p=float(p), dim=0, eps=eps).reshape(())
+    else:
+        res = _Nm.NormalizeBackward.apply(input, p=float(p), dim=_wrap_dim(dim, input.dim()), eps=eps)
     return res if out is None else _inplace.copy_(out, res)
 
 
