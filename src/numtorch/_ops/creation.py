@@ -291,7 +291,13 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _made_like(input, lambda shape, dt: B.full(shape, fill_value, dt), dtype, requires_grad, memory_format)
+    """A tensor like ``input`` filled with ``fill_value`` (``torch.full_like``), converted as c10 does (uint8:
+    -9 wraps to 247; RuntimeError for a value out of the dtype's range)."""
+    def fill(shape, dt):
+        v = checked_scalar(fill_value, dt) if isinstance(fill_value, (int, float, complex, np.number, np.bool_)) \
+            else fill_value
+        return B.full(shape, v, dt)
+    return _made_like(input, fill, dtype, requires_grad, memory_format)
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):

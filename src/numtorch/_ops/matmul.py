@@ -131,7 +131,8 @@ def _mm_grads(g, a, b, need_a, need_b):
             ga = ga.reshape(a.shape)
         if need_b:
             if B.ndim == 2:  # sum over the whole stack in one GEMM
-                gb = A.reshape(-1, A.shape[-1]).T @ G.reshape(-1, G.shape[-1])
+                rows = int(np.prod(A.shape[:-1]))  # not reshape(-1, k): ambiguous when there are no elements
+                gb = A.reshape(rows, A.shape[-1]).T @ G.reshape(rows, G.shape[-1])
             else:
                 gb = unbroadcast(np.matmul(A.swapaxes(-1, -2), G), B.shape)
             gb = gb.reshape(b.shape)
