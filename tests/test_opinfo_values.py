@@ -329,3 +329,11 @@ def test_matmul_gradient_without_elements():
         lib.matmul(a, b).sum().backward()
         return a.grad, b.grad
     _both(f)
+
+
+# ---- arange into integer dtypes: bounds and step truncated first; int64's length in integer arithmetic ----
+@pytest.mark.parametrize("args", [(0.0, -8.000001, -4.0), (-0.9, 2.1, 2.0), (0, 10, 3), (10, 0, -3), (1.5, 9.7, 2.2),
+                                  (-5, 5, 1.5), (0, 7.9, 2), (3, -3, -0.9)])
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8, torch.int8, torch.float32, torch.float64])
+def test_arange_integer_dtypes(args, dtype):
+    _both(lambda lib: lib.arange(*args, dtype=getattr(lib, str(dtype).split(".")[1])))

@@ -315,8 +315,16 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if dtype is None:
         dtype = _dtype.int64 if all(isinstance(v, (int, np.integer)) for v in vals) else _dtype.get_default_dtype()
     npd = _dtype.to_np(dtype)
-    if npd.kind in "iu":
-        arr = np.arange(*vals, dtype=np.int64).astype(npd)
+    if npd.kind in "iu":  # PyTorch's integer kernel: bounds and step truncated to int64 first
+        xs, xe, xst = (int(v) for v in vals)
+        if npd == np.int64:  # the length in integer arithmetic (C++'s truncating division)
+            if xst == 0:  # a step truncated to 0 (the other dtypes repeat the start instead)
+                raise ValueError("step must be nonzero")
+            q = xe - xs + xst - (1 if xst > 0 else -1)
+            n = abs(q) // abs(xst) * (1 if (q >= 0) == (xst > 0) else -1)
+        else:  # the other integer dtypes: the length from the bounds as given, in double
+            n = int(np.ceil((vals[1] - vals[0]) / vals[2]))
+        arr = (xs + np.arange(max(n, 0), dtype=np.int64) * xst).astype(npd)
     else:
         # PyTorch computes in double, then casts
         n = int(np.ceil((vals[1] - vals[0]) / vals[2]))
