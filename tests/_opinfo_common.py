@@ -18,11 +18,12 @@ import numtorch.special  # noqa: F401
 import numtorch.nn.functional  # noqa: F401
 
 
-def to_nt(x):
+def to_nt(x, views=True):
     """A numtorch copy of torch values (tensors keep requires_grad; dtypes, memory formats, devices and
-    sizes become numtorch's), recursively through lists, tuples and dicts."""
+    sizes become numtorch's), recursively through lists, tuples and dicts. ``views=False``: every tensor a
+    fresh contiguous copy (a view does not keep its storage)."""
     if isinstance(x, torch.Tensor):
-        t = _tensor_to_nt(x.detach())
+        t = _tensor_to_nt(x.detach()) if views else _values_to_nt(x.detach())
         return t.requires_grad_(True) if x.requires_grad else t
     if isinstance(x, torch.nn.Module) and type(x).__module__.startswith("torch.nn.modules"):
         return _module_to_nt(x)
@@ -35,9 +36,9 @@ def to_nt(x):
     if isinstance(x, torch.Size):
         return numtorch.Size(tuple(x))
     if isinstance(x, (list, tuple)):
-        return type(x)(to_nt(y) for y in x)
+        return type(x)(to_nt(y, views) for y in x)
     if isinstance(x, dict):
-        return {k: to_nt(v) for k, v in x.items()}
+        return {k: to_nt(v, views) for k, v in x.items()}
     return x
 
 

@@ -275,3 +275,65 @@ def test_masked_logaddexp_with_keyword_masks():
     _both(lambda lib: lib.masked.logaddexp(_t(lib, a), _t(lib, b), input_mask=_t(lib, ma), other_mask=_t(lib, mb)))
     _both(lambda lib: lib.masked._input_mask(_t(lib, a), _t(lib, b), mask=_t(lib, ma), input_mask=None))
     _both(lambda lib: lib.masked._input_mask(_t(lib, a)))
+
+
+# ---- more entries found failing uncapped: diff with n=0, gather of an empty index, full_like's fill value,
+# clamp's tensor bounds in type promotion, matmul's gradient with no elements ----
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_diff_order_zero_ignores_prepend(n):
+    g = torch.Generator().manual_seed(0)
+    x, p, a = torch.randn(5, 5, generator=g), torch.randn(1, 5, generator=g), torch.randn(2, 5, generator=g)
+
+    def f(lib):
+        xl = _t(lib, x)
+        out = lib.diff(xl, n, 0, _t(lib, p), _t(lib, a))
+        assert out is not xl
+        return out, lib.diff(xl, n)
+    _both(f)
+    _both(lambda lib: lib.diff(_t(lib, x), n, 0, _t(lib, p[0])))
+
+
+def test_gather_empty_index_of_another_rank():
+    x = torch.randn(5, dtype=torch.float64)
+
+    def f(lib):
+        xl = _t(lib, x).requires_grad_()
+        out = lib.gather(xl, 0, lib.zeros(2, 0, dtype=lib.uint8 if lib is numtorch else torch.uint8).long())
+        out.sum().backward()
+        return out, xl.grad
+    _both(f)
+    _both(lambda lib: lib.gather(_t(lib, x), 0, _t(lib, torch.zeros(2, 1, dtype=torch.int64))))
+
+
+@pytest.mark.parametrize("value", [-9, 2.7, 300, -2.5, float("nan"), True])
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.float32, torch.bool])
+def test_full_like_fill_conversion(value, dtype):
+    _both(lambda lib: lib.full_like(_t(lib, torch.ones(3), dtype), value))
+
+
+@pytest.mark.parametrize("bounds", [("int32", None), (None, "int32"), ("float32", "int64"), ("float64", None),
+                                    (1.5, "int32"), ("int32", 300)])
+def test_clamp_tensor_bounds_promote(bounds):
+    x = torch.tensor([1, 200, 7], dtype=torch.uint8)
+
+    def bound(lib, b):
+        return _t(lib, torch.tensor([5, 3, 9]), getattr(torch, b)) if isinstance(b, str) else b
+    _both(lambda lib: lib.clamp(_t(lib, x), bound(lib, bounds[0]), bound(lib, bounds[1])))
+    _both(lambda lib: _t(lib, x).clamp_(bound(lib, bounds[0]), bound(lib, bounds[1])))
+
+
+def test_matmul_gradient_without_elements():
+    def f(lib):
+        a = lib.zeros(5, 5, 0, dtype=lib.float64, requires_grad=True)
+        b = lib.zeros(0, 5, dtype=lib.float64, requires_grad=True)
+        lib.matmul(a, b).sum().backward()
+        return a.grad, b.grad
+    _both(f)
+
+
+# ---- arange into integer dtypes: bounds and step truncated first; int64's length in integer arithmetic ----
+@pytest.mark.parametrize("args", [(0.0, -8.000001, -4.0), (-0.9, 2.1, 2.0), (0, 10, 3), (10, 0, -3), (1.5, 9.7, 2.2),
+                                  (-5, 5, 1.5), (0, 7.9, 2), (3, -3, -0.9)])
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8, torch.int8, torch.float32, torch.float64])
+def test_arange_integer_dtypes(args, dtype):
+    _both(lambda lib: lib.arange(*args, dtype=getattr(lib, str(dtype).split(".")[1])))

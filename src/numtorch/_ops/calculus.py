@@ -26,6 +26,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     dim = wrap_dim(dim, input.dim())
+    for t in (prepend, append):
+        if t is not None and t.dim() and t.dim() != input.dim():
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    if n == 0:  # no difference taken: a copy of input, prepend and append ignored (as PyTorch)
+        return input.clone()
     if prepend is not None or append is not None:
         parts = [t for t in (prepend, input, append) if t is not None]
         parts = [t if t.dim() else t.expand(*input.shape[:dim], 1, *input.shape[dim + 1:]) for t in parts]

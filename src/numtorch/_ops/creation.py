@@ -299,8 +299,13 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    return _made_like(input, lambda shape, dt: B.full(shape, fill_value, dt), dtype, requires_grad, memory_format,
-                      device)
+    """A tensor like ``input`` filled with ``fill_value`` (``torch.full_like``), converted as c10 does (uint8:
+    -9 wraps to 247; RuntimeError for a value out of the dtype's range)."""
+    def fill(shape, dt):
+        v = checked_scalar(fill_value, dt) if isinstance(fill_value, (int, float, complex, np.number, np.bool_)) \
+            else fill_value
+        return B.full(shape, v, dt)
+    return _made_like(input, fill, dtype, requires_grad, memory_format, device)
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
@@ -320,11 +325,16 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     elif dtype is None:
         dtype = _dtype.int64 if all(isinstance(v, (int, np.integer)) for v in vals) else _dtype.get_default_dtype()
     npd = _dtype.to_np(dtype)
-    if npd.kind in "iu":
-        vals = [int(v) for v in vals]  # PyTorch computes an integer range in int64: bounds and step truncated
-        if vals[2] == 0:
-            raise ValueError("step must be nonzero")
-        arr = np.arange(*vals, dtype=np.int64).astype(npd)
+    if npd.kind in "iu":  # PyTorch's integer kernel: bounds and step truncated to int64 first
+        xs, xe, xst = (int(v) for v in vals)
+        if npd == np.int64:  # the length in integer arithmetic (C++'s truncating division)
+            if xst == 0:  # a step truncated to 0 (the other dtypes repeat the start instead)
+                raise ValueError("step must be nonzero")
+            q = xe - xs + xst - (1 if xst > 0 else -1)
+            n = abs(q) // abs(xst) * (1 if (q >= 0) == (xst > 0) else -1)
+        else:  # the other integer dtypes: the length from the bounds as given, in double
+            n = int(np.ceil((vals[1] - vals[0]) / vals[2]))
+        arr = (xs + np.arange(max(n, 0), dtype=np.int64) * xst).astype(npd)
     else:
         # PyTorch computes in double, then casts
         n = int(np.ceil((vals[1] - vals[0]) / vals[2]))

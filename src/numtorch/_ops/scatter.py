@@ -126,6 +126,8 @@ def _gather_args(input, dim, index, what, src=None):
     nd = max(a.ndim, 1)
     dim = _wrap_dim(dim, a.ndim)
     dim = dim if a.ndim else 0  # dims 0 and -1 of a 0-d input: its one element's axis
+    if what == "gather" and idx.size == 0:  # PyTorch's gather checks nothing more of an empty index
+        return dim, idx
     if max(idx.ndim, 1) != nd:  # PyTorch counts a 0-d tensor as 1-d here
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     a, i1 = a.reshape(a.shape or (1,)), idx.reshape(idx.shape or (1,))
@@ -143,10 +145,16 @@ def _gather_args(input, dim, index, what, src=None):
 class GatherBackward0(Op):
     jvp = jvp_linear  # forward AD (autograd/forward_ad.py): idx is a keyword
     def forward(self, a, dim, idx):
-        self.shape, self.grid, self.oshape = a.shape, _grid(idx.reshape(idx.shape or (1,)), dim), idx.shape
+        self.shape, self.oshape = a.shape, idx.shape
+        if idx.size == 0:  # an empty index (of any rank): an empty result, a zero gradient
+            self.grid = None
+            return np.zeros(idx.shape, a.dtype)
+        self.grid = _grid(idx.reshape(idx.shape or (1,)), dim)
         return a.reshape(a.shape or (1,))[self.grid].reshape(idx.shape)
 
     def backward(self, g):
+        if self.grid is None:
+            return g.sum() * 0 + np.zeros(self.shape, g.dtype) if self._graph else np.zeros(self.shape, g.dtype)
         if self._graph:
             return linear_backward(self, (g,), lambda w: w.reshape(self.shape or (1,))[self.grid].reshape(self.oshape))
         shape = self.shape or (1,)

@@ -470,14 +470,16 @@ def clamp(input, min=None, max=None, *, out=None):
     """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        lo = to_tensor(min, input.dtype) if min is not None else None
-        hi = to_tensor(max, input.dtype) if max is not None else None
-        if lo is not None:
-            lo = cast(lo, input.dtype)
-        if hi is not None:
-            hi = cast(hi, input.dtype)
-        return _out(ClampBackward0.apply(input, lo, hi), out)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds take part in type promotion
+        if any(b is not None and not isinstance(b, Tensor) for b in (min, max)):
+            got = ", ".join(type(v).__name__ for v in (input, min, max))
+            raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one "
+                            f"of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                            f" * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)")
+        dt = _dtype.result_type(input, *(b for b in (min, max) if b is not None))
+        lo = cast(to_tensor(min, dt), dt) if min is not None else None
+        hi = cast(to_tensor(max, dt), dt) if max is not None else None
+        return _out(ClampBackward0.apply(cast(input, dt), lo, hi), out)
     if input._data.dtype.kind in "biu" and (isinstance(min, float) or isinstance(max, float)):
         input = cast(input, _dtype.get_default_dtype())
     return _out(ClampBackward1.apply(input, lo=min, hi=max), out)
