@@ -203,7 +203,8 @@ def test_op_class_names_unique():
                 todo.append(sub)
     by_name = {}
     for cls, where in seen.items():
-        by_name.setdefault(cls.__name__, []).append(where)
+        if "_meta_op" not in cls.__dict__:  # the meta device's shape-only twin of an op shares its name (_ops/_meta.py)
+            by_name.setdefault(cls.__name__, []).append(where)
     dup = {n: sorted(w) for n, w in by_name.items() if len(w) > 1}
     assert not dup, dup
     assert len(seen) > 200
