@@ -160,13 +160,14 @@ def probability_targets(input: Tensor, target: Tensor, weight, ignore_index: int
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(x)}'")
 
 
-def empty_class_loss(input: Tensor, shape, reduction: str) -> Tensor:
-    """A class loss over no elements, as PyTorch's: empty ("none"), 0 ("sum") or NaN ("mean": 0 / 0),
-    still on the graph of ``input`` (gradient 0)."""
+def empty_class_loss(input: Tensor, reduction: str) -> Tensor:
+    """Cross entropy with probability targets over no elements, as PyTorch's ``-(input * target).sum(1)``:
+    -0 per row ("none"), -0 ("sum") or NaN ("mean": 0 / 0), on the graph of ``input`` (gradient 0,
+    ``NegBackward0``)."""
+    zero = input * 0
     if reduction == "none":
-        return _make(np.zeros(shape, input._data.dtype))
-    zero = input.sum() * 0
-    return zero if reduction == "sum" else zero * float("nan")
+        return -zero.sum(1 if input.dim() > 1 else 0)
+    return -zero.sum() if reduction == "sum" else -(zero.sum() * float("nan"))
 
 
 def check_bounds(t: np.ndarray, c: int, ignore_index) -> None:

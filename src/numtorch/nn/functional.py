@@ -28,8 +28,9 @@ from .._ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpos
                          conv_transpose3d, fold, pad, unfold)
 from .._ops.distance import cosine_embedding_loss, pdist, triplet_margin_loss  # noqa: F401
 from .._ops.embedding import embedding_bag  # noqa: F401
-from .._ops.losses import (_reduction, hinge_embedding_loss, multi_margin_loss,  # noqa: F401
-                           multilabel_margin_loss, multilabel_soft_margin_loss)
+from .._ops.losses import _reduction
+from .._ops.margin_losses import (hinge_embedding_loss, multi_margin_loss,  # noqa: F401
+                                  multilabel_margin_loss, multilabel_soft_margin_loss)
 from .._ops.nn_ops import gumbel_softmax, linear  # noqa: F401
 from .._ops.norm_ops import local_response_norm  # noqa: F401
 from .._ops.ctc_loss import ctc_loss  # noqa: F401
@@ -674,7 +675,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
         _LA.probability_targets(input, target, weight, ignore_index)
         if x.size == 0:  # in the dtype of log_softmax(input) * target
             x = _cast.cast(input, _dtype.promote_types(input.dtype, target.dtype))
-            return _LA.empty_class_loss(x, x.shape[:1] + x.shape[2:] if x.ndim > 1 else (), reduction)
+            return _LA.empty_class_loss(x, reduction)
         x, y = _prep2(input, target)
         c = input.shape[1] if input.dim() > 1 else input.shape[0]
         w = None if weight is None else weight._data.reshape(c).astype(x._data.dtype, copy=False)
@@ -686,8 +687,6 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
         _N.require_float(input, "log_softmax_lastdim_kernel_impl" if x.ndim <= 2 else "log_softmax_kernel_impl")
     t, w, c = _LA.class_targets(input, target, weight)
     _LA.check_bounds(t, c, ignore_index)
-    if x.size == 0:
-        return _LA.empty_class_loss(input, t.shape, reduction)
     return _save_indices(_L.CrossEntropyLossBackward0.apply(input, target=t, weight=w, ignore_index=ignore_index,
                                                             smoothing=float(label_smoothing), reduction=reduction),
                          target)  # PyTorch saves the target: changing it in place before backward raises
