@@ -2,9 +2,12 @@
 
 ``cast`` is the one place a tensor changes dtype inside a graph (``ToCopyBackward0``, gradients
 flow back in the input's own dtype); ``_can_cast`` is the category check that ``out=`` and in-place
-writes apply (float into int, int into bool, complex into real are refused).
+writes apply (float into int, int into bool, complex into real are refused); ``checked_scalar`` is c10's
+``checked_convert`` of a Python scalar argument (``alpha``/``beta``) to a tensor's C type.
 """
 from __future__ import annotations
+
+import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
@@ -46,3 +49,34 @@ def _aten(np_dtype) -> str:
     except TypeError:
         return str(np_dtype)
 
+
+
+_CTYPES = {"int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t",
+           "float16": "float", "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
+           "complex128": "c10::complex<double>"}  # half and bfloat16 scalars are held as float
+
+
+def checked_scalar(value, np_dtype):
+    """A Python number as PyTorch's kernels of ``np_dtype`` take it (c10's ``checked_convert``): integer
+    tensors truncate a float toward zero, and a value outside the C type's range (NaN, inf, a non-zero
+    imaginary part for real types) raises RuntimeError "value cannot be converted to type ... without
+    overflow". Non-numbers are returned unchanged."""
+    d = np.dtype(np_dtype)
+    if not isinstance(value, (int, float, complex)) or isinstance(value, bool) or d.name not in _CTYPES:
+        return value
+    if isinstance(value, int):
+        if not -2 ** 63 <= value < 2 ** 64:
+            raise OverflowError("int too big to convert")  # PyTorch's argument parser (int64 or uint64 only)
+        if d.kind == "u" and 0 > value >= -np.iinfo(d).max:  # negative ints wrap around in unsigned types
+            return value % (np.iinfo(d).max + 1)
+    z = complex(value)
+    if d.kind in "iu":
+        info = np.iinfo(d)
+        ok = z.imag == 0 and info.min <= z.real <= info.max
+    else:
+        big = np.finfo(np.float64 if d in (np.float64, np.complex128) else np.float32).max
+        ok = (z.imag == 0 or d.kind == "c") and all(not np.isfinite(v) or abs(v) <= big for v in (z.real, z.imag))
+    if not ok:
+        raise RuntimeError(f"value cannot be converted to type {_CTYPES[d.name]} without overflow")
+    return int(z.real) if d.kind in "iu" and isinstance(value, (float, complex)) else \
+        (z.real if d.kind != "c" and isinstance(value, complex) else value)

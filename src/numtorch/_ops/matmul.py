@@ -18,6 +18,7 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd.forward_ad import jvp_linear, jvp_multilinear
 from ..autograd.function import Op, linear_backward
+from ._cast import checked_scalar
 from ._util import unbroadcast
 from .pointwise import _out, cast, mul
 from ._inplace import inplace
@@ -132,7 +133,8 @@ def _mm_grads(g, a, b, need_a, need_b):
             ga = ga.reshape(a.shape)
         if need_b:
             if B.ndim == 2:  # sum over the whole stack in one GEMM
-                gb = A.reshape(-1, A.shape[-1]).T @ G.reshape(-1, G.shape[-1])
+                rows = G.size // G.shape[-1] if G.shape[-1] else A.size // A.shape[-1] if A.shape[-1] else 0
+                gb = A.reshape(rows, A.shape[-1]).T @ G.reshape(rows, G.shape[-1])  # (rows: a 0 may be anywhere)
             else:
                 gb = unbroadcast(np.matmul(A.swapaxes(-1, -2), G), B.shape)
             gb = gb.reshape(b.shape)
@@ -426,6 +428,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out=Non
     _mm_checks(a, b)
     _check_expand(c.shape, (a.shape[0], b.shape[1]))
     _check_bool(a, b)
+    beta, alpha = checked_scalar(beta, a.dtype), checked_scalar(alpha, a.dtype)  # int tensors: truncated
     return _out(AddmmMatmulBackward.apply(input, mat1, mat2, beta=beta, alpha=alpha), out)
 
 
@@ -444,6 +447,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1, o
                            f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     _check_expand(c.shape, (a.shape[0], a.shape[1], b.shape[2]))
     _check_bool(a, b)
+    beta, alpha = checked_scalar(beta, a.dtype), checked_scalar(alpha, a.dtype)  # int tensors: truncated
     return _out(BaddbmmBackward0.apply(input, batch1, batch2, beta=beta, alpha=alpha), out)
 
 
@@ -459,6 +463,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1, out=None)
         raise RuntimeError(f"size mismatch, got input ({c.shape[0] if c.ndim else 1}), mat "
                            f"({a.shape[0]}x{a.shape[1]}), vec ({b.shape[0]})")
     _check_bool(a, b)
+    beta, alpha = checked_scalar(beta, a.dtype), checked_scalar(alpha, a.dtype)  # int tensors: truncated
     return _out(AddmvBackward0.apply(input, mat, vec, beta=beta, alpha=alpha), out)
 
 

@@ -161,7 +161,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan, out):
             w = np.where(lo_i == hi_i, 0, 0.5).astype(xs._data.dtype)
         r = lerp(lo, hi, _make(np.ascontiguousarray(w)))
     r = r.movedim(-1, 0)  # (nq, ...)
-    if keepdim:
+    if keepdim and input.dim():  # (a 0-d input keeps its 0 dims)
         r = r.unsqueeze(d + 1) if dim is not None else r.reshape(r.shape[0], *([1] * input.dim()))
     if scalar_q:
         r = r.squeeze(0)

@@ -22,7 +22,7 @@ from .._ops import losses as _L
 from .._ops import dropout as _DO, nn_ops as _N
 from .._ops import norm_ops as _Nm
 from .._ops import pooling as _pool
-from .._ops import _cast, _inplace, _loss_args as _LA, pointwise as _P, unary as _U
+from .._ops import _cast, _inplace, _loss_args as _LA, activation_dtypes as _AD, pointwise as _P, unary as _U
 from .._ops._util import prep2 as _prep2, wrap_dim as _wrap_dim
 from .._ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
                          conv_transpose3d, fold, pad, unfold)
@@ -70,7 +70,8 @@ def _as_float(*ts):
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x if x > threshold else value`` (``F.threshold``)."""
-    return _act(input, inplace, lambda x: _N.ThresholdBackward0.apply(x, threshold=threshold, value=value))
+    return _act(input, inplace, lambda x: _N.ThresholdBackward0.apply(_AD.no_bool(x, "threshold"), threshold=threshold,
+                                                                      value=value))
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
@@ -103,8 +104,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     """``clamp(x, min_val, max_val)`` with zero gradient outside (``F.hardtanh``)."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    if input._data.dtype.kind in "iu":  # integers stay integers (PyTorch clamps in the input's dtype)
-        return _act(input, inplace, lambda x: x.clamp(min_val, max_val).to(x.dtype))
+    if input._data.dtype.kind in "biu":  # integers stay integers (PyTorch clamps in the input's dtype)
+        return _act(input, inplace, lambda x: _AD.integer_hardtanh(x, min_val, max_val))
     return _act(input, inplace, lambda x: _N.HardtanhBackward0.apply(x, lo=min_val, hi=max_val))
 
 
@@ -203,12 +204,12 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def tanhshrink(input: Tensor) -> Tensor:
     """``x - tanh(x)`` (``F.tanhshrink``)."""
-    return _N.TanhshrinkBackward0.apply(_floats(*_as_float(input), "tanh"))
+    return _N.TanhshrinkBackward0.apply(_floats(*_as_float(_AD.no_bool(input, "tanhshrink")), "tanh"))
 
 
 def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)`` (``F.softsign``)."""
-    return _N.SoftsignBackward0.apply(_floats(*_as_float(input), "softsign"))
+    return _N.SoftsignBackward0.apply(_floats(*_as_float(_AD.no_bool(input, "softsign")), "softsign"))
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -533,7 +534,9 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     if input._data.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{_from_np(input._data.dtype)._aten_name}")
-    res = _Nm.NormalizeBackward.apply(input, p=float(p), dim=_wrap_dim(dim, input.dim()), eps=eps)
+    x = input.reshape(1) if input.dim() == 0 else input  # 0-d: one number over its only (implicit) dim
+    res = _Nm.NormalizeBackward.apply(x, p=float(p), dim=_wrap_dim(dim, input.dim()), eps=eps)
+    res = res.reshape(()) if input.dim() == 0 else res
     return res if out is None else _inplace.copy_(out, res)
 
 
@@ -556,8 +559,10 @@ def _size_warning(input, target):
                        f"same size.", stacklevel=3)
 
 
-def _pair(input, target):
-    """Promote input/target to one dtype and check they broadcast (RuntimeError otherwise)."""
+def _pair(input, target, kernel=None):
+    """Promote input/target to one dtype and check they broadcast (RuntimeError otherwise); ``kernel``:
+    the loss's refusals of integer operands (``_loss_args.integral_inputs``)."""
+    _LA.integral_inputs(kernel, input, target)
     x, y = _prep2(input, target)
     try:
         _np.broadcast_shapes(x.shape, y.shape)
@@ -612,7 +617,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    x, y = _LA.pair(input, target)
+    x, y = _LA.pair(input, target, "smooth_l1")
     return _L.SmoothL1LossBackward0.apply(x, y, reduction=reduction, beta=float(beta))
 
 
@@ -622,7 +627,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    x, y = _pair(input, target)
+    x, y = _pair(input, target, "huber")
     return _L.HuberLossBackward0.apply(x, y, reduction=reduction, delta=float(delta),
                                       weight=_weight_arr(weight, input))
 
@@ -652,10 +657,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None,
     reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    if target._data.dtype.kind not in "fcV":
-        raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{_from_np(target._data.dtype)._aten_name}")
-    x, y = _pair(input, target)
+    x, y = _pair(input, target, "bce_logits")
     return _L.BinaryCrossEntropyWithLogitsBackward0.apply(x, y, weight, pos_weight, reduction=reduction)
 
 
@@ -728,7 +730,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
                        stacklevel=2)
     if reduction not in _L.REDUCTIONS + ("batchmean",):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    x, y = _pair(input, target)
+    x, y = _pair(input, target, "kl_div")
     batch = input.shape[0] if input.dim() else 1
     return _L.KlDivBackward0.apply(x, y, reduction=reduction, batch=batch, log_target=bool(log_target))
 
@@ -737,6 +739,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
                      eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
     """Poisson negative log-likelihood (``F.poisson_nll_loss``): ``exp(x) - y x`` for log inputs."""
     reduction = _reduction(size_average, reduce, reduction)
+    _LA.integral_inputs("poisson", input, target)
     x, y = _pair(*_as_float(input, target))
     return _L.PoissonNllLossBackward.apply(x, y, reduction=reduction, log_input=bool(log_input), full=bool(full),
                                            eps=eps)
@@ -762,7 +765,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, ep
             raise ValueError("var is of incorrect size")
     if reduction not in _L.REDUCTIONS:
         raise ValueError(reduction + " is not valid")
-    var = _U.clamp(var, min=eps)
+    var = _LA.clamped_var(var, eps)
     loss = _P.mul(_P.add(_U.log(var), _P.div(_U.square(_P.sub(input, target)), var)), 0.5)
     if full:
         loss = _P.add(loss, 0.5 * _math.log(2 * _math.pi))
@@ -787,7 +790,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """``log(1 + exp(-y x))`` (``F.soft_margin_loss``)."""
     reduction = _reduction(size_average, reduce, reduction)
-    x, y = _pair(input, target)
+    x, y = _pair(input, target, "soft_margin")
     return _L.SoftMarginLossBackward0.apply(x, y, reduction=reduction)
 
 
