@@ -741,18 +741,25 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
         da, db = list(range(na - dims, na)), list(range(dims))
     else:
         da, db = dims
-        da = [da] if isinstance(da, int) else list(da)
-        db = [db] if isinstance(db, int) else list(db)
+        if isinstance(da, int) or isinstance(db, int):  # PyTorch's parser takes two lists of dims here
+            raise TypeError("tensordot(): argument 'dims_self' (position 3) must be tuple of ints, not int")
+        da, db = list(da), list(db)
         if len(da) != len(db):
             raise RuntimeError(f"both dimension lists should have same length, but got {len(da)} and {len(db)}")
         da = [d + na if d < 0 else d for d in da]
         db = [d + nb if d < 0 else d for d in db]
+    for d in [d for dl in (da, db) for d in dl if dl.count(d) > 1][:1]:
+        raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     if a._data.dtype != b._data.dtype:
         raise RuntimeError("both inputs should have same dtype")
     for x, y in zip(da, db):
-        if a._data.shape[x] != b._data.shape[y]:
-            raise RuntimeError(f"contracted dimensions need to match, but first has size {a._data.shape[x]} in dim "
-                               f"{x} and second has size {b._data.shape[y]} in dim {y}")
+        sx, sy = a._data.shape[x], b._data.shape[y]
+        if sx != sy and 1 not in (sx, sy):
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {sx} in dim {x} and second "
+                               f"has size {sy} in dim {y}")
+        if sx != sy:  # a size-1 dim broadcasts against the other's, as in PyTorch
+            a = a.expand(*[sy if k == x else n for k, n in enumerate(a.shape)]) if sx == 1 else a
+            b = b.expand(*[sx if k == y else n for k, n in enumerate(b.shape)]) if sy == 1 else b
     la = _LETTERS[:na]
     lb = [None] * nb
     for x, y in zip(da, db):

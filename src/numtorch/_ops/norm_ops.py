@@ -430,12 +430,13 @@ class NativeGroupNormBackward0(Op):
 
     def forward(self, x, w, b, groups, eps):
         n, c = x.shape[0], x.shape[1]
-        xhat, rstd = _row_normalize(x.reshape(n * groups, -1), eps)
+        self.sp = sp = int(np.prod(x.shape[2:]))  # (explicit sizes: -1 cannot be solved for an empty input)
+        xhat, rstd = _row_normalize(x.reshape(n * groups, c // groups * sp), eps)
         self.shape, self.groups, self.eps = x.shape, groups, eps
         self.saved = (xhat, rstd, w)
         if w is None and b is None:
             return xhat.reshape(x.shape)
-        out = xhat.reshape(n, c, -1)
+        out = xhat.reshape(n, c, sp)
         out = out * w[:, None] if w is not None else out.copy()
         if b is not None:
             out += b[:, None]
@@ -444,14 +445,14 @@ class NativeGroupNormBackward0(Op):
     def backward(self, g):
         xhat, rstd, w, row_backward = _saved_rows(self)
         n, c = self.shape[0], self.shape[1]
-        g3 = g.reshape(n, c, -1)
+        g3 = g.reshape(n, c, self.sp)
         e = self._edges
         gx = gw = gb = None
         if e[0] is not None:
             gxhat = g3 * w.reshape(c, 1) if w is not None else g3
             gx = row_backward(gxhat.reshape(xhat.shape), xhat, rstd).reshape(self.shape)
         if len(e) > 1 and e[1] is not None:
-            gw = np.einsum("ncl,ncl->c", g3, xhat.reshape(n, c, -1))
+            gw = np.einsum("ncl,ncl->c", g3, xhat.reshape(n, c, self.sp))
         if len(e) > 2 and e[2] is not None:
             gb = g3.sum((0, 2))
         return gx, gw, gb

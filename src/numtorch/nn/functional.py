@@ -506,8 +506,8 @@ def instance_norm(input: Tensor, running_mean=None, running_var=None, weight=Non
                   use_input_stats: bool = True, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalize each ``(n, c)`` slice of ``(N, C, *)`` over its spatial dims (``F.instance_norm``)."""
     if use_input_stats and input.dim() >= 2:
-        spatial = input.numel() // max(input.shape[0] * input.shape[1], 1)
-        if spatial <= 1:
+        spatial = _math.prod(input.shape[2:])
+        if spatial == 1:  # (PyTorch's check: an empty input or spatial size passes)
             raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
     return _Nm.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps)
 
