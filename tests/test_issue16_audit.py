@@ -273,6 +273,9 @@ SEMANTICS = {
     **{f"bicubic_{size}_{ac}": (lambda T, size=size, ac=ac: _g(
         T, lambda T, x: _F(T).interpolate(x, size=size, mode="bicubic", align_corners=ac), _X4))
        for size in ((7, 9), (3, 4), (1, 1)) for ac in (False, True)},
+    "logcumsumexp_empty": lambda T: _g(T, lambda T, x: T.logcumsumexp(x, 0), np.ones((0, 2))),
+    "logcumsumexp_empty_gradgrad": lambda T: _g(T, lambda T, x: T.autograd.grad(
+        T.logcumsumexp(x * x, 0).sum(), x, create_graph=True)[0], np.ones((0, 2))),
     "bicubic_antialias": lambda T: _g(T, lambda T, x: _F(T).interpolate(x, size=(3, 2), mode="bicubic",
                                                                         antialias=True), _X4),
     **{f"logcumsumexp_{i}": (lambda T, arr=arr: _g(T, lambda T, x: T.logcumsumexp(x, 0), arr))
