@@ -103,7 +103,6 @@ XFAIL = {
     "normal.number_mean:function": "float32 sample 1 function: numtorch raised TypeError: normal() got an unexpected keyword argument 'layout'",
     "bernoulli:error": "error input 0: numtorch does not raise (torch RuntimeError)",
     "cat:error": "error input 0: numtorch does not raise (torch RuntimeError)",
-    "tensordot:function": "float32 sample 2 function: numtorch raised RuntimeError: contracted dimensions need to match, but first has size 1 in dim 0 and second has size 2 in d",
     "to_sparse:function": "float32 sample 0 function: numtorch raised AttributeError: 'Tensor' object has no attribute 'to_sparse'",
     "to_sparse:method": "no numtorch Tensor.to_sparse",
     "amax:error": "error input 1: raised ValueError, torch RuntimeError: number of dimensions must be within [0, 64]",
