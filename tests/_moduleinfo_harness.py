@@ -34,8 +34,27 @@ def nt_class(info):
     return getattr(numtorch.nn, info.module_cls.__name__, None)
 
 
+def _nt_layer(m):
+    """A numtorch Transformer{Encoder,Decoder}Layer built from a torch one (TransformerEncoder's constructor
+    takes a layer instance): the same constructor arguments, read back from the torch layer, then its state
+    copied in."""
+    name = type(m).__name__
+    if name not in ("TransformerEncoderLayer", "TransformerDecoderLayer"):
+        raise TypeError(f"harness: cannot convert a torch {name} constructor argument to numtorch")
+    nm = getattr(numtorch.nn, name)(
+        m.self_attn.embed_dim, m.self_attn.num_heads, dim_feedforward=m.linear1.out_features,
+        dropout=m.dropout.p, activation=_to_nt_arg(m.activation), layer_norm_eps=m.norm1.eps,
+        batch_first=m.self_attn.batch_first, norm_first=m.norm_first, bias=m.linear1.bias is not None,
+        dtype=_ndtype(m.linear1.weight.dtype))
+    nm.load_state_dict({k: to_nt(v) for k, v in m.state_dict().items()})
+    return nm.train(m.training)
+
+
 def _to_nt_arg(x):
-    """Constructor arguments: torch's functions (activations) become numtorch's of the same name."""
+    """Constructor arguments: torch's functions (activations) become numtorch's of the same name, torch's
+    Transformer layers numtorch's (``_nt_layer``)."""
+    if isinstance(x, torch.nn.Module):
+        return _nt_layer(x)
     if callable(x) and not isinstance(x, (torch.Tensor, type, torch.nn.Module)) and \
             (getattr(x, "__module__", None) or "").startswith(("torch.nn.functional", "torch._C")):
         return getattr(numtorch.nn.functional, x.__name__)
@@ -50,6 +69,48 @@ def _ndtype(dt):
     return getattr(numtorch, str(dt).split(".")[1])
 
 
+def _to_nt_aliased(x, memo):
+    """``to_nt`` keeping aliasing: a torch tensor passed twice (KLDivLoss's 0-d samples pass one tensor as
+    input and target) becomes one numtorch tensor, so its gradient sums both uses as torch's does."""
+    if isinstance(x, torch.Tensor):
+        if id(x) not in memo:
+            memo[id(x)] = to_nt(x)
+        return memo[id(x)]
+    if isinstance(x, (list, tuple)) and not isinstance(x, torch.Size):
+        return type(x)(_to_nt_aliased(y, memo) for y in x)
+    if isinstance(x, dict):
+        return {k: _to_nt_aliased(v, memo) for k, v in x.items()}
+    return to_nt(x)
+
+
+def _materialize_lazy(tm, nm, targs, tkw, nargs, nkw, what):
+    """A Lazy module is used as a user would: one forward on each side materializes its parameters from the
+    input (numtorch's must take torch's shapes, class and initial values: same seed, same generator), then
+    torch's state is copied in. Returns False where torch's first forward raises (numtorch raised alike)."""
+    try:
+        torch.manual_seed(0)
+        with torch.no_grad():
+            tm(*targs, **tkw)
+    except Exception as e:  # noqa: BLE001
+        try:
+            numtorch.manual_seed(0)
+            with numtorch.no_grad():
+                nm(*nargs, **nkw)
+        except Exception as ne:  # noqa: BLE001
+            assert same_error(ne, type(e)), f"{what} first forward: raised {type(ne).__name__}, torch {type(e).__name__}"
+            return False
+        raise AssertionError(f"{what} first forward: torch raises {type(e).__name__}, numtorch does not") from None
+    numtorch.manual_seed(0)
+    with numtorch.no_grad():
+        nm(*nargs, **nkw)
+    assert type(nm).__name__ == type(tm).__name__, f"{what}: class {type(nm).__name__} vs torch {type(tm).__name__}"
+    tsd, nsd = tm.state_dict(), nm.state_dict()
+    assert list(nsd) == list(tsd), f"{what}: state_dict keys {list(nsd)} vs torch {list(tsd)}"
+    for k in tsd:
+        compare(nsd[k], tsd[k], f"{what} state_dict[{k!r}] after the first forward")
+    return True
+
+
 def _check_input(info, ncls, mi, dt, training, what):
     c = mi.constructor_input
     torch.manual_seed(0)
@@ -62,16 +123,23 @@ def _check_input(info, ncls, mi, dt, training, what):
             assert same_error(ne, type(e)), f"{what} construct: raised {type(ne).__name__}, torch {type(e).__name__}"
             return
         raise AssertionError(f"{what} construct: torch raises {type(e).__name__}, numtorch does not") from None
-    try:
-        nm = ncls(*_to_nt_arg(c.args), **_to_nt_arg(c.kwargs)).to(_ndtype(dt))
-        nm.load_state_dict({k: to_nt(v) for k, v in tm.state_dict().items()})
-    except Exception as e:  # noqa: BLE001
-        raise AssertionError(f"{what} construct / load_state_dict: {type(e).__name__}: {str(e)[:160]}") from None
-    tm.train(training)
-    nm.train(training)
     f = mi.forward_input
     targs, tkw = f.args, dict(f.kwargs)
-    nargs, nkw = to_nt(targs), to_nt(tkw)
+    nargs, nkw = _to_nt_aliased((targs, tkw), {})
+    try:
+        numtorch.manual_seed(0)
+        nm = ncls(*_to_nt_arg(c.args), **_to_nt_arg(c.kwargs)).to(_ndtype(dt))
+    except Exception as e:  # noqa: BLE001
+        raise AssertionError(f"{what} construct: {type(e).__name__}: {str(e)[:160]}") from None
+    tm.train(training)
+    nm.train(training)
+    if isinstance(tm, torch.nn.modules.lazy.LazyModuleMixin) and \
+            not _materialize_lazy(tm, nm, targs, tkw, nargs, nkw, what):
+        return
+    try:
+        nm.load_state_dict({k: to_nt(v) for k, v in tm.state_dict().items()})
+    except Exception as e:  # noqa: BLE001
+        raise AssertionError(f"{what} load_state_dict: {type(e).__name__}: {str(e)[:160]}") from None
     try:
         torch.manual_seed(0)
         tout = tm(*targs, **tkw)

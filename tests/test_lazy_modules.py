@@ -126,3 +126,18 @@ def test_uninitialized_module_save_load_stays_lazy():
         assert type(m[3].weight).__name__ == "UninitializedParameter"
         assert type(m[1].running_mean).__name__ == "UninitializedBuffer"
         assert tuple(m(T.randn(2, 3, 6, 6)).shape) == (2, 5)
+
+
+def test_loading_placeholders_into_an_initialized_module_raises_as_torch():
+    """An uninitialized state_dict into a materialized module: RuntimeError naming the cause; a partial load
+    leaves the rest lazy, and the first forward then fails on the loaded Parameter as in torch."""
+    for T in (nt, ref):
+        m = T.nn.LazyLinear(3)
+        m(T.ones(2, 4))
+        with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized parameter or buffer"):
+            m.load_state_dict(T.nn.LazyLinear(3).state_dict())
+        m = T.nn.LazyLinear(3)
+        m.load_state_dict({"weight": T.ones(3, 4)}, strict=False)
+        assert type(m.weight).__name__ == "Parameter" and type(m.bias).__name__ == "UninitializedParameter"
+        with pytest.raises(AttributeError, match="'Parameter' object has no attribute 'materialize'"):
+            m(T.ones(2, 4))

@@ -26,16 +26,6 @@ MISSING = {name: NOT_IN for name in [
 ]}
 
 XFAIL = {
-    "nn.KLDivLoss:train:float64": "0-d input and target: the gradient w.r.t. the input differs from torch's (not investigated yet)",
-    "nn.KLDivLoss:eval:float64": "0-d input and target: the gradient w.r.t. the input differs from torch's (not investigated yet)",
-    "nn.TransformerEncoder": "harness: the constructor takes a torch TransformerEncoderLayer instance, which is not converted to numtorch",
-    "nn.LSTM": "LSTM with proj_size > 0 is not implemented in numtorch (NotImplementedError)",
-    "nn.LazyConv1d": "the harness copies torch's state_dict before the first forward, which torch refuses for a Lazy module's uninitialized parameters (ValueError)",
-    "nn.LazyConv2d": "the harness copies torch's state_dict before the first forward, which torch refuses for a Lazy module's uninitialized parameters (ValueError)",
-    "nn.LazyConv3d": "the harness copies torch's state_dict before the first forward, which torch refuses for a Lazy module's uninitialized parameters (ValueError)",
-    "nn.LazyConvTranspose1d": "the harness copies torch's state_dict before the first forward, which torch refuses for a Lazy module's uninitialized parameters (ValueError)",
-    "nn.LazyConvTranspose2d": "the harness copies torch's state_dict before the first forward, which torch refuses for a Lazy module's uninitialized parameters (ValueError)",
-    "nn.LazyConvTranspose3d": "the harness copies torch's state_dict before the first forward, which torch refuses for a Lazy module's uninitialized parameters (ValueError)",
 }
 
 

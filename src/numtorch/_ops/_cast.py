@@ -2,7 +2,8 @@
 
 ``cast`` is the one place a tensor changes dtype inside a graph (``ToCopyBackward0``, gradients
 flow back in the input's own dtype); ``_can_cast`` is the category check that ``out=`` and in-place
-writes apply (float into int, int into bool, complex into real are refused).
+writes apply (float into int, int into bool, complex into real are refused); ``checked_scalar`` is c10's
+``checked_convert`` of a Python scalar argument (``alpha``/``beta``) to a tensor's C type.
 """
 from __future__ import annotations
 
@@ -63,6 +64,8 @@ def checked_scalar(value, np_dtype):
     integer dtype, or a complex number with an imaginary part into a real dtype raises PyTorch's
     RuntimeError "value cannot be converted to type T without overflow". Returns a Python number."""
     dt = np.dtype(np_dtype)
+    if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 64:
+        raise OverflowError("int too big to convert")  # PyTorch's argument parser (int64 or uint64 only)
     bad = RuntimeError(f"value cannot be converted to type {_C_TYPE.get(str(dt), str(dt))} without overflow")
     if dt.kind == "c":
         return complex(value)

@@ -20,10 +20,11 @@ def _name(a: np.ndarray) -> str:
     return from_np(a.dtype)._aten_name
 
 
-def pair(input: Tensor, target: Tensor):
+def pair(input: Tensor, target: Tensor, kernel=None):
     """``input``/``target`` of an elementwise loss as PyTorch's ``broadcast_tensors`` leaves them: one
     dtype by ``promote_types`` (a 0-d operand is not weak here, unlike ``x - y``); RuntimeError when
-    the shapes do not broadcast."""
+    the shapes do not broadcast; ``kernel``: ``integral_inputs``'s checks."""
+    integral_inputs(kernel, input, target)
     a, b = input._data.shape, target._data.shape
     if a != b:
         for i in range(1, min(len(a), len(b)) + 1):
@@ -36,6 +37,38 @@ def pair(input: Tensor, target: Tensor):
     return input, target
 
 
+_BOOL_SUB = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+             "mask, use the `~` or `logical_not()` operator instead.")
+
+
+def integral_inputs(kernel, input: Tensor, target: Tensor) -> None:
+    """PyTorch's refusals of integer/bool operands, per loss (``kernel``; None: no check), in its order:
+    ``"smooth_l1"``/``"huber"``: NotImplementedError for an integer result (huber: RuntimeError for an
+    integer input with a float target); ``"soft_margin"``: RuntimeError for an integer or bool input;
+    ``"kl_div"``: RuntimeError for any integral operand; ``"poisson"``: RuntimeError for two bools;
+    ``"bce_logits"``: NotImplementedError for an integer input, RuntimeError for an integer target."""
+    if kernel is None:
+        return
+    a, b = input._data.dtype, target._data.dtype
+    rt = _dtype.promote_types(input.dtype, target.dtype)
+    if kernel in ("smooth_l1", "huber") and rt.np.kind in "biu":
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{rt._aten_name}\'')
+    if kernel == "bce_logits" and a.kind in "biu":
+        raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for \'{from_np(a)._aten_name}\'')
+    if kernel == "kl_div" and (a.kind in "biu" or b.kind in "biu"):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if kernel == "soft_margin" and a.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    if kernel == "poisson" and a.kind == b.kind == "b":
+        raise RuntimeError(_BOOL_SUB)
+    bad = a if kernel in ("huber", "soft_margin") else b if kernel == "bce_logits" else None
+    if bad is not None and bad.kind in "biu":  # the float result cannot be written into this operand's dtype
+        res = _dtype.get_default_dtype() if kernel == "soft_margin" else rt
+        raise RuntimeError(f"result type {res._aten_name} can't be cast to the desired output type "
+                           f"{from_np(bad)._aten_name}")
+
+
 def no_bool_subtraction(input: Tensor, target: Tensor) -> None:
     """``l1_loss`` subtracts its operands first, and PyTorch refuses ``-`` with a bool tensor."""
     bi, bt = input._data.dtype.kind == "b", target._data.dtype.kind == "b"
@@ -43,8 +76,7 @@ def no_bool_subtraction(input: Tensor, target: Tensor) -> None:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
                            "`logical_xor()` operator instead.")
     if bi or bt:
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
-                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+        raise RuntimeError(_BOOL_SUB)
 
 
 def integer_l1(x: Tensor, y: Tensor, reduction: str) -> Tensor:
@@ -160,13 +192,27 @@ def probability_targets(input: Tensor, target: Tensor, weight, ignore_index: int
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_name(x)}'")
 
 
-def empty_class_loss(input: Tensor, shape, reduction: str) -> Tensor:
-    """A class loss over no elements, as PyTorch's: empty ("none"), 0 ("sum") or NaN ("mean": 0 / 0),
-    still on the graph of ``input`` (gradient 0)."""
+_C_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}
+
+
+def clamped_var(var: Tensor, eps: float) -> Tensor:
+    """``gaussian_nll_loss``'s ``var.clamp(min=eps)``; PyTorch clamps in place, so an integer or bool ``var``
+    raises its RuntimeError (the float ``eps`` cannot be written into it)."""
+    if var._data.dtype.kind in "biu":
+        raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                           f"{_C_NAMES.get(var._data.dtype.name, var._data.dtype.name)}")
+    return var.clamp(min=eps)
+
+
+def empty_class_loss(input: Tensor, reduction: str) -> Tensor:
+    """Cross entropy with probability targets over no elements, as PyTorch's ``-(input * target).sum(1)``:
+    -0 per row ("none"), -0 ("sum") or NaN ("mean": 0 / 0), on the graph of ``input`` (gradient 0,
+    ``NegBackward0``)."""
+    zero = input * 0
     if reduction == "none":
-        return _make(np.zeros(shape, input._data.dtype))
-    zero = input.sum() * 0
-    return zero if reduction == "sum" else zero * float("nan")
+        return -zero.sum(1 if input.dim() > 1 else 0)
+    return -zero.sum() if reduction == "sum" else -(zero.sum() * float("nan"))
 
 
 def check_bounds(t: np.ndarray, c: int, ignore_index) -> None:

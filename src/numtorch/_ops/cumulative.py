@@ -198,7 +198,7 @@ class LogcumsumexpBackward0(Op):
         out = np.logaddexp.accumulate(a, axis=axis) if a.ndim else a.copy()
         self.saved = (a, out)
         if a.ndim:
-            last = np.take(out, [-1], axis=axis)
+            last = np.take(out, [-1], axis=axis) if a.shape[axis] else np.zeros(())  # (an empty dim: no shift)
             self.shift = np.where(np.isfinite(last), last, 0)
         return out
 

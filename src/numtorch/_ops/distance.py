@@ -125,10 +125,10 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
         common = np.result_type(x1._data.dtype, x2._data.dtype)
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{from_np(common)._aten_name}")
-    if nd == 0:  # two 0-d tensors: the cosine of 1-element vectors (dim 0 / -1)
-        wrap_dim(dim, 0)
-        return CosineSimilarityBackward.apply(x1.reshape(1), x2.reshape(1), dim=0, eps=eps)
-    return CosineSimilarityBackward.apply(x1, x2, dim=wrap_dim(dim, nd), eps=eps)
+    dim = wrap_dim(dim, nd)
+    if nd == 0:  # two numbers over their only (implicit) dim: a 0-d result, as PyTorch's
+        x1, x2 = x1.reshape(1), x2.reshape(1)
+    return CosineSimilarityBackward.apply(x1, x2, dim=dim, eps=eps)
 
 
 class PairwiseDistanceBackward(Op):

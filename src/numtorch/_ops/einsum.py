@@ -260,12 +260,15 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
         da, db = list(range(na - dims, na)), list(range(dims))
     else:
         da, db = dims
-        da = [da] if isinstance(da, int) else list(da)
-        db = [db] if isinstance(db, int) else list(db)
+        if isinstance(da, int) or isinstance(db, int):  # PyTorch's parser takes two lists of dims here
+            raise TypeError("tensordot(): argument 'dims_self' (position 3) must be tuple of ints, not int")
+        da, db = list(da), list(db)
         if len(da) != len(db):
             raise RuntimeError(f"both dimension lists should have same length, but got {len(da)} and {len(db)}")
         da = [d + na if d < 0 else d for d in da]
         db = [d + nb if d < 0 else d for d in db]
+    for d in [d for dl in (da, db) for d in dl if dl.count(d) > 1][:1]:
+        raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     if a._data.dtype != b._data.dtype:
         raise RuntimeError("both inputs should have same dtype")
     for x, y in zip(da, db):  # a size-1 dim broadcasts against the other, as in PyTorch

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor, _make
 from . import pointwise as P, unary as U
+from ._loss_args import clamped_var
 from .losses import REDUCTIONS
 from .reduction import mean, sum as sum_
 
@@ -35,7 +36,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False, ep
             raise ValueError("var is of incorrect size")
     if reduction not in REDUCTIONS:
         raise ValueError(reduction + " is not valid")
-    var = U.clamp(var, min=eps)
+    var = clamped_var(var, eps)
     loss = P.mul(P.add(U.log(var), P.div(U.square(P.sub(input, target)), var)), 0.5)
     if full:
         loss = P.add(loss, 0.5 * math.log(2 * math.pi))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtype import from_np
 from .._tensor import Tensor, _make, _wrap_dim
 from ..autograd.forward_ad import jvp_linear
 from ..autograd import function as _function
@@ -169,6 +170,9 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad=False, out=Non
     """
     if _State.vmap and (r := _function.vmap_index("gather", input, dim, index)) is not NotImplemented:
         return _out(r, out)
+    if isinstance(index, Tensor) and index._data.size == 0:  # PyTorch checks nothing but dim then
+        _wrap_dim(dim, input._data.ndim)
+        return _out(GatherBackward0.apply(input, dim=None, idx=index._data), out)
     dim, idx = _gather_args(input, dim, index, "gather")
     if out is not None:  # PyTorch checks out once resized: it may then overlap the index
         check_out_dtype(out, input.dtype)
@@ -393,6 +397,8 @@ def _scatter(input, dim, index, src, reduce, include_self, what):
     op = _SCATTER_OPS[what] if isinstance(src, Tensor) else ScatterBackward1
     if what == "scatter_reduce" and reduce == "prod":
         op = ScatterReduceProdBackward
+    if what == "scatter_reduce" and reduce == "mean" and input._data.dtype == np.bool_:  # no such CPU kernel
+        raise NotImplementedError("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
     return save_indices(op.apply(input, src, dim=dim, idx=idx, reduce=reduce, include_self=include_self), index)
 
 
@@ -498,15 +504,20 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
         return _out(r, out)
     # a copy: PyTorch's backward reads its own broadcast copy, so changing ``indices`` later is fine there,
     # except without ``dim``, where PyTorch gathers from a view of ``indices`` and version-checks it
-    idx = np.array(_index_arr(indices, "take_along_dim"))
-    if dim is None:
-        _check_bounds(idx, input._data.size, 0, IndexError)
+    idx = np.array(indices._data if isinstance(indices, Tensor) else indices)
+    if dim is None:  # PyTorch gathers from the flattened input: no negative indices, int32 allowed
+        if idx.dtype not in (np.int32, np.int64):
+            raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+        _check_bounds(idx, input._data.size, 0)
     else:
         dim = _wrap_dim(dim, input._data.ndim)
         if idx.ndim != input._data.ndim:
             raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of "
                                f"dimensions, but got {input._data.ndim} dimensions for input, and {idx.ndim} "
                                f"dimensions for indices")
+        if idx.dtype != np.int64:
+            raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                               f"{from_np(idx.dtype)._aten_name}")
         n = input._data.shape[dim]
         if idx.size and idx.min() < 0 and idx.min() >= -n:  # negative indices count from the end (PyTorch)
             idx = np.where(idx < 0, idx + n, idx)

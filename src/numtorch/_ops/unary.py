@@ -373,15 +373,18 @@ class ClampBackward0(Op):
         a, lo, hi = self.saved
         m = np.ones(g.shape, bool)  # bounds may broadcast the output beyond input's shape
         glo = ghi = None
-        crossed = np.greater(lo, hi) if lo is not None and hi is not None else np.False_  # lo > hi: result hi
+        # PyTorch's masks: the input where lo <= a <= hi (so not at NaN), lo where a < lo only while lo < hi,
+        # hi where a > hi or hi < lo (crossed bounds give hi)
         if lo is not None:
-            below = (a < lo) & ~crossed
-            m &= ~below
-            glo = unbroadcast(g * below, np.shape(lo)) if not np.isscalar(lo) else None
+            m &= a >= lo
+            if not np.isscalar(lo):
+                below = (a < lo) & np.less(lo, hi) if hi is not None else a < lo
+                glo = unbroadcast(g * below, np.shape(lo))
         if hi is not None:
-            above = (a > hi) | crossed
-            m &= ~above
-            ghi = unbroadcast(g * above, np.shape(hi)) if not np.isscalar(hi) else None
+            m &= a <= hi
+            if not np.isscalar(hi):
+                above = (a > hi) | np.less(hi, lo) if lo is not None else a > hi
+                ghi = unbroadcast(g * above, np.shape(hi))
         return unbroadcast(g * m, a.shape), glo, ghi
 
 
@@ -470,16 +473,17 @@ def clamp(input, min=None, max=None, *, out=None):
     """
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds take part in type promotion
-        if any(b is not None and not isinstance(b, Tensor) for b in (min, max)):
-            got = ", ".join(type(v).__name__ for v in (input, min, max))
-            raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), but expected one "
-                            f"of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
-                            f" * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)")
-        dt = _dtype.result_type(input, *(b for b in (min, max) if b is not None))
-        lo = cast(to_tensor(min, dt), dt) if min is not None else None
-        hi = cast(to_tensor(max, dt), dt) if max is not None else None
-        return _out(ClampBackward0.apply(cast(input, dt), lo, hi), out)
+    if min is not None and max is not None and isinstance(min, Tensor) != isinstance(max, Tensor):
+        t = min if isinstance(min, Tensor) else max  # a Tensor and a number: a 0-d one passes as a number
+        if t.dim() or t.requires_grad:  # (unless it requires grad)
+            raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, "
+                            f"{type(max if t is min else min).__name__}), but expected (Tensor min, Tensor max) "
+                            f"or (Number min, Number max)")
+        min, max = (t.item(), max) if t is min else (min, t.item())
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # one dtype for all three, as PyTorch's result_type
+        rt = _dtype.result_type(*(t for t in (input, min, max) if t is not None))
+        lo, hi = (cast(t, rt) if t is not None else None for t in (min, max))
+        return _out(ClampBackward0.apply(cast(input, rt), lo, hi), out)
     if input._data.dtype.kind in "biu" and (isinstance(min, float) or isinstance(max, float)):
         input = cast(input, _dtype.get_default_dtype())
     return _out(ClampBackward1.apply(input, lo=min, hi=max), out)

@@ -54,16 +54,20 @@ def renorm(input, p, dim, maxnorm, *, out=None):
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * outer(vec1, vec2)`` (``torch.addr``); ``input`` broadcasts to ``(n, m)``.
     With ``beta=0`` the input is ignored (its NaNs too). Bool tensors: ``(beta and input) or (alpha and
-    outer)``. RuntimeError for vectors that are not 1-D, or float ``alpha``/``beta`` with integer tensors."""
+    outer)``. RuntimeError for vectors that are not 1-D, float ``alpha``/``beta`` with integer or bool
+    tensors, bool ones with other tensors, or values out of the tensors' C type."""
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         if v._data.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v._data.ndim}-D")
     kind = np.result_type(input._data, vec1._data, vec2._data).kind
-    if kind in "iub":
-        for name, v in (("beta", beta), ("alpha", alpha)):
-            if isinstance(v, float) or (kind != "b" and isinstance(v, complex)):
-                what = "Boolean" if kind == "b" else "integral"
-                raise RuntimeError(f"For {what} input tensors, argument {name} must not be a floating point number.")
+    for name, v in (("beta", beta), ("alpha", alpha)):  # PyTorch's checks, one scalar after the other
+        if kind != "b" and isinstance(v, bool):
+            raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+        if kind in "iub" and isinstance(v, (float, complex)):
+            raise RuntimeError(f"For integral input tensors, argument {name} must not be a floating point number.")
+    if kind != "b":
+        dt = np.result_type(input._data, vec1._data, vec2._data)
+        beta, alpha = checked_scalar(beta, dt), checked_scalar(alpha, dt)
     prod = outer(vec1, vec2)
     if kind != "b":  # c10's checked conversion into the result dtype (uint8: -300 raises, -1 wraps)
         dt = np.result_type(input._data, vec1._data, vec2._data)

@@ -24,6 +24,7 @@ from .._ops import conv as _CV
 from .._ops import indexing as _IX
 from .._ops import losses as _L
 from .._ops import einsum as _EI, matmul as _MM
+from .._ops import margin_losses as _ML
 from .._ops import nn_ops as _NN
 from .._ops import norm_ops as _NO
 from .._ops import rearrange as _RA
@@ -395,7 +396,7 @@ RULES.update(layer_norm=layer_norm, group_norm=group_norm, batch_norm=batch_norm
 for _cls in (_L.MseLossBackward0, _L.L1LossBackward0, _L.SmoothL1LossBackward0, _L.HuberLossBackward0,
              _L.SoftMarginLossBackward0, _L.BinaryCrossEntropyBackward0, _L.BinaryCrossEntropyWithLogitsBackward0,
              _L.KlDivBackward0, _L.MarginRankingLossBackward, _L.PoissonNllLossBackward,
-             _L.HingeEmbeddingLossBackward):
+             _ML.HingeEmbeddingLossBackward):
     _cls._vmap = "point_loss"
 _L.CrossEntropyProbsBackward0._vmap = "cross_entropy_probs"
 _L.NllLossBackward0._vmap = "cross_entropy"  # the same per-row kernel and per-sample reduction

@@ -22,14 +22,15 @@ from .._ops import losses as _L
 from .._ops import dropout as _DO, nn_ops as _N
 from .._ops import norm_ops as _Nm
 from .._ops import pooling as _pool
-from .._ops import _cast, _inplace, _loss_args as _LA, pointwise as _P, unary as _U
+from .._ops import _cast, _inplace, _loss_args as _LA, activation_dtypes as _AD, pointwise as _P, unary as _U
 from .._ops._util import prep2 as _prep2, wrap_dim as _wrap_dim
 from .._ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
                          conv_transpose3d, fold, pad, unfold)
 from .._ops.distance import cosine_embedding_loss, pdist, triplet_margin_loss  # noqa: F401
 from .._ops.embedding import embedding_bag  # noqa: F401
-from .._ops.losses import (_reduction, hinge_embedding_loss, multi_margin_loss,  # noqa: F401
-                           multilabel_margin_loss, multilabel_soft_margin_loss)
+from .._ops.losses import _reduction
+from .._ops.margin_losses import (hinge_embedding_loss, multi_margin_loss,  # noqa: F401
+                                  multilabel_margin_loss, multilabel_soft_margin_loss)
 from .._ops.nn_ops import gumbel_softmax, linear  # noqa: F401
 from .._ops.norm_ops import local_response_norm  # noqa: F401
 from .._ops.ctc_loss import ctc_loss  # noqa: F401
@@ -72,7 +73,8 @@ def _as_float(*ts):
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x if x > threshold else value`` (``F.threshold``)."""
-    return _act(input, inplace, lambda x: _N.ThresholdBackward0.apply(x, threshold=threshold, value=value))
+    return _act(input, inplace, lambda x: _N.ThresholdBackward0.apply(_AD.no_bool(x, "threshold"), threshold=threshold,
+                                                                      value=value))
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
@@ -105,8 +107,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     """``clamp(x, min_val, max_val)`` with zero gradient outside (``F.hardtanh``)."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    if input._data.dtype.kind in "iu":  # integers stay integers (PyTorch clamps in the input's dtype)
-        return _act(input, inplace, lambda x: x.clamp(min_val, max_val).to(x.dtype))
+    if input._data.dtype.kind in "biu":  # integers stay integers (PyTorch clamps in the input's dtype)
+        return _act(input, inplace, lambda x: _AD.integer_hardtanh(x, min_val, max_val))
     return _act(input, inplace, lambda x: _N.HardtanhBackward0.apply(x, lo=min_val, hi=max_val))
 
 
@@ -208,12 +210,12 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def tanhshrink(input: Tensor) -> Tensor:
     """``x - tanh(x)`` (``F.tanhshrink``)."""
-    return _N.TanhshrinkBackward0.apply(_floats(*_as_float(input), "tanh"))
+    return _N.TanhshrinkBackward0.apply(_floats(*_as_float(_AD.no_bool(input, "tanhshrink")), "tanh"))
 
 
 def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)`` (``F.softsign``)."""
-    return _N.SoftsignBackward0.apply(_floats(*_as_float(input), "softsign"))
+    return _N.SoftsignBackward0.apply(_floats(*_as_float(_AD.no_bool(input, "softsign")), "softsign"))
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -508,7 +510,8 @@ def instance_norm(input: Tensor, running_mean=None, running_var=None, weight=Non
                   use_input_stats: bool = True, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalize each ``(n, c)`` slice of ``(N, C, *)`` over its spatial dims (``F.instance_norm``)."""
     if use_input_stats and input.dim() >= 2:
-        if _math.prod(input.shape[2:]) == 1:  # PyTorch's _verify_spatial_size (an empty input passes)
+        spatial = _math.prod(input.shape[2:])
+        if spatial == 1:  # (PyTorch's check: an empty input or spatial size passes)
             raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
     return _Nm.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps)
 
@@ -562,8 +565,10 @@ def _size_warning(input, target):
                        f"same size.", stacklevel=3)
 
 
-def _pair(input, target):
-    """Promote input/target to one dtype and check they broadcast (RuntimeError otherwise)."""
+def _pair(input, target, kernel=None):
+    """Promote input/target to one dtype and check they broadcast (RuntimeError otherwise); ``kernel``:
+    the loss's refusals of integer operands (``_loss_args.integral_inputs``)."""
+    _LA.integral_inputs(kernel, input, target)
     x, y = _prep2(input, target)
     try:
         _np.broadcast_shapes(x.shape, y.shape)
@@ -618,7 +623,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    x, y = _LA.pair(input, target)
+    x, y = _LA.pair(input, target, "smooth_l1")
     return _L.SmoothL1LossBackward0.apply(x, y, reduction=reduction, beta=float(beta))
 
 
@@ -628,7 +633,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    x, y = _pair(input, target)
+    x, y = _pair(input, target, "huber")
     return _L.HuberLossBackward0.apply(x, y, reduction=reduction, delta=float(delta),
                                       weight=_weight_arr(weight, input))
 
@@ -658,10 +663,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None,
     reduction = _reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    if target._data.dtype.kind not in "fcV":
-        raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f"{_from_np(target._data.dtype)._aten_name}")
-    x, y = _pair(input, target)
+    x, y = _pair(input, target, "bce_logits")
     return _L.BinaryCrossEntropyWithLogitsBackward0.apply(x, y, weight, pos_weight, reduction=reduction)
 
 
@@ -681,7 +683,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
         _LA.probability_targets(input, target, weight, ignore_index)
         if x.size == 0:  # in the dtype of log_softmax(input) * target
             x = _cast.cast(input, _dtype.promote_types(input.dtype, target.dtype))
-            return _LA.empty_class_loss(x, x.shape[:1] + x.shape[2:] if x.ndim > 1 else (), reduction)
+            return _LA.empty_class_loss(x, reduction)
         x, y = _prep2(input, target)
         c = input.shape[1] if input.dim() > 1 else input.shape[0]
         w = None if weight is None else weight._data.reshape(c).astype(x._data.dtype, copy=False)
@@ -693,8 +695,6 @@ def cross_entropy(input: Tensor, target: Tensor, weight=None, size_average=None,
         _N.require_float(input, "log_softmax_lastdim_kernel_impl" if x.ndim <= 2 else "log_softmax_kernel_impl")
     t, w, c = _LA.class_targets(input, target, weight)
     _LA.check_bounds(t, c, ignore_index)
-    if x.size == 0:
-        return _LA.empty_class_loss(input, t.shape, reduction)
     return _save_indices(_L.CrossEntropyLossBackward0.apply(input, target=t, weight=w, ignore_index=ignore_index,
                                                             smoothing=float(label_smoothing), reduction=reduction),
                          target)  # PyTorch saves the target: changing it in place before backward raises
@@ -736,7 +736,7 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
                        stacklevel=2)
     if reduction not in _L.REDUCTIONS + ("batchmean",):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    x, y = _pair(input, target)
+    x, y = _pair(input, target, "kl_div")
     batch = input.shape[0] if input.dim() else 1
     return _L.KlDivBackward0.apply(x, y, reduction=reduction, batch=batch, log_target=bool(log_target))
 
@@ -745,6 +745,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
                      eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
     """Poisson negative log-likelihood (``F.poisson_nll_loss``): ``exp(x) - y x`` for log inputs."""
     reduction = _reduction(size_average, reduce, reduction)
+    _LA.integral_inputs("poisson", input, target)
     x, y = _pair(*_as_float(input, target))
     return _L.PoissonNllLossBackward.apply(x, y, reduction=reduction, log_input=bool(log_input), full=bool(full),
                                            eps=eps)
@@ -768,7 +769,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """``log(1 + exp(-y x))`` (``F.soft_margin_loss``)."""
     reduction = _reduction(size_average, reduce, reduction)
-    x, y = _pair(input, target)
+    x, y = _pair(input, target, "soft_margin")
     return _L.SoftMarginLossBackward0.apply(x, y, reduction=reduction)
 
 

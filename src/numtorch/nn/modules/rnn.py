@@ -33,15 +33,19 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-def _cell_step(mode, gi, h, c, w_hh, b_hh):
-    """One time step given the precomputed input projection ``gi`` ``(N, G*H)``; returns (h, c)."""
+def _cell_step(mode, gi, h, c, w_hh, b_hh, w_hr=None):
+    """One time step given the precomputed input projection ``gi`` ``(N, G*H)``; returns (h, c).
+
+    An LSTM with projections (``w_hr`` ``(P, H)``) carries ``h = (o * tanh(c)) @ w_hr.T`` of size P.
+    """
     gh = h.matmul(w_hh.t())
     if b_hh is not None:
         gh = gh + b_hh
     if mode == "LSTM":
         i, f, g, o = (gi + gh).chunk(4, 1)
         c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-        return o.sigmoid() * c.tanh(), c
+        h = o.sigmoid() * c.tanh()
+        return (h if w_hr is None else h.matmul(w_hr.t())), c
     if mode == "GRU":
         ir, iz, inn = gi.chunk(3, 1)
         hr, hz, hn = gh.chunk(3, 1)
@@ -71,22 +75,27 @@ class RNNBase(Module):
                              else f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than or equal to 1")
-        if proj_size:
-            raise NotImplementedError("numtorch: LSTM with proj_size > 0 is not supported yet")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         if dropout > 0 and num_layers == 1:
             warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
                           f"expects num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}")
         gate = _GATES[mode] * hidden_size
         dirs = 2 if bidirectional else 1
+        real_hidden = proj_size or hidden_size  # the size of h (LSTM projections shrink it to proj_size)
         self._flat_weights_names = []
         self._all_weights = []
         for layer in range(num_layers):
             for d in range(dirs):
-                in_size = input_size if layer == 0 else hidden_size * dirs
+                in_size = input_size if layer == 0 else real_hidden * dirs
                 sfx = f"_l{layer}" + ("_reverse" if d else "")
-                params = [("weight_ih" + sfx, (gate, in_size)), ("weight_hh" + sfx, (gate, hidden_size))]
+                params = [("weight_ih" + sfx, (gate, in_size)), ("weight_hh" + sfx, (gate, real_hidden))]
                 if bias:
                     params += [("bias_ih" + sfx, (gate,)), ("bias_hh" + sfx, (gate,))]
+                if proj_size:
+                    params.append(("weight_hr" + sfx, (proj_size, hidden_size)))
                 for name, shape in params:
                     setattr(self, name, Parameter(empty(*shape, **factory)))
                 names = [n for n, _ in params]
@@ -112,6 +121,8 @@ class RNNBase(Module):
 
     def extra_repr(self) -> str:
         s = "{input_size}, {hidden_size}"
+        if self.proj_size != 0:
+            s += ", proj_size={proj_size}"
         if self.num_layers != 1:
             s += ", num_layers={num_layers}"
         if self.bias is not True:
@@ -126,6 +137,8 @@ class RNNBase(Module):
 
     def __setstate__(self, d):
         super().__setstate__(d)
+        if "proj_size" not in d:  # modules pickled before LSTM projections existed (as PyTorch does)
+            self.proj_size = 0
 
     def _run(self, input, hx, cx, lengths=None, order=None):
         """The stacked, optionally bidirectional recurrence over ``input`` ``(L, N, H_in)``.
@@ -145,6 +158,7 @@ class RNNBase(Module):
                 w_ih, w_hh = getattr(self, names[0]), getattr(self, names[1])
                 b_ih = getattr(self, names[2]) if self.bias else None
                 b_hh = getattr(self, names[3]) if self.bias else None
+                w_hr = getattr(self, names[-1]) if self.proj_size else None
                 gi_all = layer_in.matmul(w_ih.t())  # (L, N, G*H): the whole input projection at once
                 if b_ih is not None:
                     gi_all = gi_all + b_ih
@@ -154,7 +168,7 @@ class RNNBase(Module):
                 steps = range(L - 1, -1, -1) if d else range(L)
                 ys = [None] * L
                 for t in steps:
-                    h_new, c_new = _cell_step(self.mode, gi_all[t], h, c, w_hh, b_hh)
+                    h_new, c_new = _cell_step(self.mode, gi_all[t], h, c, w_hh, b_hh, w_hr)
                     if lengths is not None:
                         running = _make((t < lengths)[:, None])  # (N, 1) bool
                         h_new = where(running, h_new, h)
@@ -195,11 +209,12 @@ class RNNBase(Module):
                                f"got {input.shape[-1]}")
         n = input.shape[1]
         dirs = 2 if self.bidirectional else 1
-        expected = (self.num_layers * dirs, n, self.hidden_size)
+        expected = (self.num_layers * dirs, n, self.proj_size or self.hidden_size)
+        expected_c = (self.num_layers * dirs, n, self.hidden_size)
         is_lstm = self.mode == "LSTM"
         if hx is None:
-            z = zeros(*expected, dtype=input.dtype, device=input.device)
-            h0, c0 = z, (zeros(*expected, dtype=input.dtype, device=input.device) if is_lstm else None)
+            h0 = zeros(*expected, dtype=input.dtype, device=input.device)
+            c0 = zeros(*expected_c, dtype=input.dtype, device=input.device) if is_lstm else None
         else:
             h0, c0 = (hx if is_lstm else (hx, None))
             if not batched:
@@ -209,10 +224,10 @@ class RNNBase(Module):
                 c0 = c0.unsqueeze(1) if c0 is not None else None
             elif h0.dim() != 3:
                 raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {h0.dim()}-D tensor")
-            for name, t in (("hidden", h0), ("cell", c0)):
-                if t is not None and tuple(t.shape) != expected:
-                    label = "Expected hidden size" if name == "hidden" else "Expected hidden[1] size"
-                    raise RuntimeError(f"{label} {expected}, got {list(t.shape)}")
+            for label, t, want in (("Expected hidden[0] size" if is_lstm else "Expected hidden size", h0, expected),
+                                   ("Expected hidden[1] size", c0, expected_c)):
+                if t is not None and tuple(t.shape) != want:
+                    raise RuntimeError(f"{label} {want}, got {list(t.shape)}")
         return input, h0, c0, batched
 
     def forward(self, input, hx=None):
@@ -258,6 +273,8 @@ class RNN(RNNBase):
     """
 
     def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         nonlinearity = kwargs.pop("nonlinearity", "tanh")
         if len(args) > 3:
             nonlinearity = args[3]
@@ -283,6 +300,8 @@ class GRU(RNNBase):
     """Gated recurrent unit (``torch.nn.GRU``); gates in PyTorch's order reset, update, new."""
 
     def __init__(self, *args, **kwargs):
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
 
 
