@@ -186,8 +186,17 @@ Tensor.__mul__ = P.mul
 Tensor.__rmul__ = _rev_checked(P.mul, "__rmul__")
 Tensor.__imul__ = Tensor.mul_
 Tensor.__truediv__ = P.div
-Tensor.__rtruediv__ = _rev(P.div)
-Tensor.__rdiv__ = Tensor.__rtruediv__  # PyTorch keeps Python 2's name too
+
+
+def _rdiv(self, other):
+    """``other / self``; PyTorch's (Python) ``__rdiv__`` is ``self.reciprocal() * other``, so called unbound on
+    a non-Tensor it raises AttributeError."""
+    if not isinstance(self, Tensor):
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute 'reciprocal'")
+    return P.div(other, self)
+
+
+Tensor.__rtruediv__ = Tensor.__rdiv__ = _rdiv  # PyTorch keeps Python 2's name too
 Tensor.__itruediv__ = Tensor.div_
 Tensor.__floordiv__ = P.floor_divide
 Tensor.__rfloordiv__ = _rev(P.floor_divide)
