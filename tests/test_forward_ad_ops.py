@@ -29,8 +29,6 @@ with warnings.catch_warnings():
     from torch.testing._internal.common_methods_invocations import op_db
 
 NOT_CHECKED = {
-    "nn.functional.triplet_margin_with_distance_loss": "the sample's distance_function is torch's own "
-                                                       "nn.PairwiseDistance module, which the harness cannot convert",
 }
 _TOL = {torch.float32: 2e-4, torch.float64: 1e-7}
 

@@ -59,8 +59,6 @@ XFAIL = {
                            "(RuntimeError)",
     "linalg.eigvals": "linalg.eig's backward keeps its eigenvectors as arrays, so its double backward raises "
                       "NotImplementedError; PyTorch supports it",
-    "nn.functional.triplet_margin_with_distance_loss": "the sample's distance_function is torch's own "
-                                                       "nn.PairwiseDistance module, which the harness cannot convert",
     "nn.functional.linear_cross_entropy.chunked": "PyTorch's chunked path (options=) is documented as not supporting "
                                                   "higher-order AD; numtorch always runs the reference path",
     "nn.functional.linear_cross_entropy.chunked_none": "PyTorch's chunked path (options=) is documented as not "
