@@ -305,9 +305,11 @@ def test_interpolate_bicubic_antialias_gradcheck():
 def test_interpolate_antialias_errors():
     _err(lambda M, x: M.interpolate(x, size=3, mode="nearest", antialias=True), (1, 1, 4, 4))
     _err(lambda M, x: M.interpolate(x, size=3, mode="linear", antialias=True), (1, 1, 4))
-    # PyTorch resamples uint8 with fixed-point antialiasing kernels; numtorch does floating point only
-    with pytest.raises(NotImplementedError, match="upsample_bilinear2d_aa"):
-        F.interpolate(nt.zeros(1, 1, 4, 4, dtype=nt.uint8), size=3, mode="bilinear", antialias=True)
+    # uint8 antialiasing: PyTorch's fixed-point kernel (values: tests/test_opinfo_values.py)
+    x = ref.randint(0, 256, (1, 1, 4, 4), dtype=ref.uint8)
+    out = F.interpolate(nt.tensor(x.numpy()), size=3, mode="bilinear", antialias=True)
+    assert out.dtype == nt.uint8 and np.array_equal(out.numpy(), RF.interpolate(
+        x, size=3, mode="bilinear", antialias=True).numpy())
 
 
 # ------------------------------------------------------------------------------------------------
