@@ -243,3 +243,20 @@ def test_multinomial_frequencies():
     two = nt.multinomial(nt.tensor([[1.0, 1.0, 2.0]] * 4000), 2).numpy()
     pair_13 = np.mean((two[:, 0] == 0) & (two[:, 1] == 2))  # P = 1/4 * 2/3
     assert abs(pair_13 - 1 / 6) < 0.02
+
+
+@pytest.mark.parametrize("fn,kw", [("linspace", {}), ("logspace", {"base": 2}), ("logspace", {"base": 10})])
+@pytest.mark.parametrize("dt", ["uint8", "int8", "int16", "int32", "int64"])
+def test_integer_linspace_logspace_like_pytorch(fn, kw, dt):
+    """PyTorch's integer kernel: bounds converted first (a negative int wraps into uint8, a negative float
+    raises), the step in double, halves counted from each end, C++'s truncating casts (out of range: INT_MIN)."""
+    for s, e, n in [(0, 10, 5), (-10, 10, 7), (3, -7, 4), (0.5, 9.7, 6), (-1.5, 2.5, 3), (10, 0, 8), (-2, -3, 1),
+                    (5, 5, 0), (-300, 300, 9), (2, 40, 13), (0, 400, 3)]:
+        sc = 4 if fn == "logspace" else 1
+        try:
+            expected = getattr(ref, fn)(s / sc, e / sc, n, dtype=getattr(ref, dt), **kw).tolist()
+        except RuntimeError:
+            with pytest.raises(RuntimeError):
+                getattr(nt, fn)(s / sc, e / sc, n, dtype=getattr(nt, dt), **kw)
+            continue
+        assert getattr(nt, fn)(s / sc, e / sc, n, dtype=getattr(nt, dt), **kw).tolist() == expected

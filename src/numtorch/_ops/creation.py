@@ -357,7 +357,37 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     start, end = _scalar_bounds("linspace", start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    return _finish(np.linspace(start, end, steps, dtype=np.float64).astype(_npd(dtype)), requires_grad, dev)
+    npd = _npd(dtype)
+    if npd.kind in "iu":
+        return _finish(_integer_range(start, end, steps, npd), requires_grad, dev)
+    return _finish(np.linspace(start, end, steps, dtype=np.float64).astype(npd), requires_grad, dev)
+
+
+def _integer_range(start, end, steps, npd, base=None):
+    """PyTorch's integer ``linspace`` (``logspace`` with ``base``) kernel: the bounds converted to the dtype
+    first (c10's checked conversion: truncated, a negative int wraps into uint8), the step in double, the
+    first half counted up from ``start`` and the second half down from ``end``, each value truncated."""
+    if steps == 1:  # PyTorch fills the one value: the start (logspace: base ** start, the start unconverted)
+        return _c_cast(np.array([float(start) if base is None else float(base) ** float(start)]), npd) \
+            if base is not None else np.array([checked_scalar(start, npd)], npd)
+    lo, hi = (checked_scalar(v, npd) for v in (start, end))
+    step = (float(hi) - float(lo)) / (steps - 1) if steps > 1 else 0.0
+    idx = np.arange(steps, dtype=np.float64)
+    vals = np.where(idx < steps // 2, lo + step * idx, hi - step * (steps - idx - 1))
+    if base is not None:
+        vals = np.power(float(base), vals)
+    return _c_cast(vals, npd)
+
+
+def _c_cast(vals, npd):
+    """A C++ ``static_cast`` of doubles to an integer dtype on x86, as PyTorch's kernels do it: truncation;
+    out of range (or NaN) gives the minimum of int64, or of int32 for the narrower types, whose low bits
+    are then kept (a double reaches int8/int16/uint8 through int32)."""
+    v = np.trunc(vals)
+    if npd == np.int64:
+        return np.where(np.abs(v) < 2.0 ** 63, v, -2.0 ** 63).astype(np.int64)
+    ok = (v >= -2.0 ** 31) & (v < 2.0 ** 31)
+    return np.where(ok, v, -2.0 ** 31).astype(np.int64).astype(np.int32).astype(npd)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -366,7 +396,10 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     start, end = _scalar_bounds("logspace", start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    return _finish(np.logspace(start, end, steps, base=base).astype(_npd(dtype)), requires_grad, dev)
+    npd = _npd(dtype)
+    if npd.kind in "iu":
+        return _finish(_integer_range(start, end, steps, npd, base), requires_grad, dev)
+    return _finish(np.logspace(start, end, steps, base=base).astype(npd), requires_grad, dev)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
