@@ -47,7 +47,6 @@ XFAIL = {
     'amax:error': 'error inputs 1-2: a 65-dim input, which numtorch (NumPy: at most 64 dims) cannot hold; the test cannot even convert it',
     'amin:error': 'error inputs 1-2: a 65-dim input, which numtorch (NumPy: at most 64 dims) cannot hold; the test cannot even convert it',
     'as_strided_scatter:grad:float64': "PyTorch's AsStridedScatterBackward0 gradient is wrong (its own OpInfo marks gradcheck expectedFailure); numtorch gives the true derivative",
-    '_upsample_bilinear2d_aa:function:uint8': "uint8 sample 0 function: numtorch raised NotImplementedError: PyTorch's uint8 antialiasing kernel (fixed-point arithmetic) is not reproduced",
 }
 
 ENTRIES = [op for op in op_db if dtypes(op)]

@@ -432,3 +432,13 @@ def test_multi_head_attention_forward_checks():
                  lambda: NF.multi_head_attention_forward(nt(q), nt(q), nt(q), *nargs, key_padding_mask=nt(bad)))
     raises_alike(lambda: torch.nn.functional.multi_head_attention_forward(q, q, q, 5, *args[1:]),
                  lambda: NF.multi_head_attention_forward(nt(q), nt(q), nt(q), 5, *nargs[1:]))
+
+
+@pytest.mark.parametrize("size", [(5, 7), (30, 20), (17, 6)])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_upsample_bilinear2d_aa_uint8_like_pytorch(size, align_corners):
+    """uint8 goes through PyTorch's fixed-point antialiasing kernel (the one interpolate(antialias=True) uses)."""
+    x = np.random.default_rng(0).integers(0, 256, (1, 3, 17, 13)).astype(np.uint8)
+    t = torch.ops.aten._upsample_bilinear2d_aa(torch.tensor(x), size, align_corners)
+    n = numtorch.ops.aten._upsample_bilinear2d_aa(numtorch.tensor(x), size, align_corners)
+    assert n.dtype == numtorch.uint8 and n.tolist() == t.tolist()

@@ -241,9 +241,12 @@ def _upsample_bilinear2d_aa(input, output_size, align_corners, scales_h=None, sc
         output_size = tuple(int(math.floor(s * f)) for s, f in zip(x.shape[2:], scales))
     else:
         scales = tuple(scale_factors) if scale_factors is not None else (scales_h, scales_w)
+    if x.dtype == np.uint8:  # PyTorch's fixed-point kernel, as interpolate(..., antialias=True) on uint8
+        return _make(resample_uint8(x, tuple(int(o) for o in output_size), scales, bool(align_corners), "bilinear",
+                                    True))
     if x.dtype.kind != "f":
         raise NotImplementedError(f"numtorch: antialiased bilinear resampling of {input.dtype._aten_name} tensors "
-                                  f"(PyTorch's fixed-point integer kernel) is not implemented")
+                                  f"is not implemented")
     return resample_by_matrices(input, tuple(int(o) for o in output_size), scales, bool(align_corners), "bilinear",
                                 True)
 
