@@ -1,0 +1,74 @@
+"""Review of the session's OpInfo work: differential tests (numtorch vs torch) for what a user can reach
+beyond the databases' samples."""
+import pytest
+import torch
+
+import numtorch
+
+
+def _nt(t):
+    return numtorch.tensor(t.numpy())
+
+
+def _same_result_or_error(tf, nf, targs, nargs):
+    try:
+        want = tf(*targs)
+    except Exception as e:  # noqa: BLE001
+        with pytest.raises(type(e)):
+            nf(*nargs)
+        return
+    got = nf(*nargs)
+    assert str(got.dtype) == str(want.dtype)
+    assert tuple(got.shape) == tuple(want.shape)
+    assert torch.allclose(torch.from_numpy(got.numpy().copy()), want)
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("subs", [
+    ([0, 1], [1, 2], [0, 2]), ([0, 1], [1, 2]), ([Ellipsis, 1], [1, 2], [Ellipsis, 2]), ([30, 51], [51, 2], [2])])
+def test_einsum_sublist_format(subs):
+    a, b = torch.randn(5, 2, 3, dtype=torch.float64)[0], torch.randn(3, 4, dtype=torch.float64)
+    if Ellipsis in subs[0]:
+        a = torch.randn(5, 2, 3, dtype=torch.float64)
+    args = [a, subs[0], b, subs[1]] + list(subs[2:])
+    nargs = [_nt(x) if isinstance(x, torch.Tensor) else x for x in args]
+    _same_result_or_error(lambda *x: torch.einsum(*x), lambda *x: numtorch.einsum(*x), args, nargs)
+
+
+def test_einsum_sublist_gradient():
+    a = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+    na = _nt(a.detach()).requires_grad_(True)
+    torch.einsum(a, [0, 1], [1]).pow(2).sum().backward()
+    numtorch.einsum(na, [0, 1], [1]).pow(2).sum().backward()
+    assert torch.allclose(torch.from_numpy(na.grad.numpy()), a.grad)
+
+
+@pytest.mark.parametrize("args", [(), ("ij",)], ids=["nothing", "equation-only"])
+def test_einsum_too_few_arguments(args):
+    with pytest.raises(ValueError):
+        torch.einsum(*args)
+    with pytest.raises(ValueError):
+        numtorch.einsum(*args)
+
+
+@pytest.mark.parametrize("sub", [52, -1])
+def test_einsum_sublist_out_of_range(sub):
+    with pytest.raises(ValueError):
+        torch.einsum(torch.ones(2, 2), [sub, 1])
+    with pytest.raises(ValueError):
+        numtorch.einsum(numtorch.ones(2, 2), [sub, 1])
+
+
+_B6, _B62 = torch.ones(6, dtype=torch.bool), torch.ones(6, 2, dtype=torch.bool)
+
+
+@pytest.mark.parametrize("a,b,dims", [
+    (_B6, _B62, 1), (_B62.T, _B6, 1), (_B6, _B6, 1), (_B62, _B62.T, 0), (_B62, _B62, 2), (_B6[:0], _B62[:0], 1)])
+def test_tensordot_bool(a, b, dims):
+    """PyTorch's mm/dot have no bool kernel: NotImplementedError unless an operand is empty."""
+    _same_result_or_error(lambda x, y: torch.tensordot(x, y, dims), lambda x, y: numtorch.tensordot(x, y, dims),
+                          (a, b), (_nt(a), _nt(b)))
+
+
+def test_inner_bool():
+    _same_result_or_error(torch.inner, numtorch.inner, (_B62, _B62), (_nt(_B62), _nt(_B62)))
