@@ -72,3 +72,13 @@ def test_tensordot_bool(a, b, dims):
 
 def test_inner_bool():
     _same_result_or_error(torch.inner, numtorch.inner, (_B62, _B62), (_nt(_B62), _nt(_B62)))
+
+
+@pytest.mark.parametrize("kind", ["lengths", "offsets"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int16, torch.int32, torch.int64])
+def test_segment_reduce_lengths_dtype(kind, dtype):
+    """PyTorch's segment_reduce kernels take int32/int64 lengths or offsets (NotImplementedError otherwise)."""
+    d = torch.randn(6, 3, dtype=torch.float64)
+    seg = torch.tensor([2, 4] if kind == "lengths" else [0, 2, 6]).to(dtype)
+    _same_result_or_error(lambda x, s: torch.segment_reduce(x, "sum", **{kind: s}),
+                          lambda x, s: numtorch.segment_reduce(x, "sum", **{kind: s}), (d, seg), (_nt(d), _nt(seg)))
