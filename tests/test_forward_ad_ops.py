@@ -29,8 +29,6 @@ with warnings.catch_warnings():
     from torch.testing._internal.common_methods_invocations import op_db
 
 NOT_CHECKED = {
-    "nn.functional.triplet_margin_with_distance_loss": "the sample's distance_function is torch's own "
-                                                       "nn.PairwiseDistance module, which the harness cannot convert",
     "svd_lowrank": "singular vector pairs are defined up to a sign, which MKL (PyTorch) and OpenBLAS (NumPy) choose "
                    "differently; test_opinfo_db.py compares them up to that sign",
     "pca_lowrank": "singular vector pairs are defined up to a sign, which MKL (PyTorch) and OpenBLAS (NumPy) choose "

@@ -44,8 +44,6 @@ XFAIL = {
     "as_strided_scatter": "PyTorch's AsStridedScatterBackward0 gives the input the gradient AT the scattered positions "
                           "instead of elsewhere (its own OpInfo marks test_fn_grad expectedFailure: gradcheck fails); "
                           "numtorch's is the true derivative",
-    "nn.functional.triplet_margin_with_distance_loss": "the sample's distance_function is torch's own "
-                                                       "nn.PairwiseDistance module, which the harness cannot convert",
     "nn.functional.linear_cross_entropy.chunked": "PyTorch's chunked path (options=) is documented as not supporting "
                                                   "higher-order AD; numtorch always runs the reference path",
     "nn.functional.linear_cross_entropy.chunked_none": "PyTorch's chunked path (options=) is documented as not "

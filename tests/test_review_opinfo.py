@@ -82,3 +82,44 @@ def test_segment_reduce_lengths_dtype(kind, dtype):
     seg = torch.tensor([2, 4] if kind == "lengths" else [0, 2, 6]).to(dtype)
     _same_result_or_error(lambda x, s: torch.segment_reduce(x, "sum", **{kind: s}),
                           lambda x, s: numtorch.segment_reduce(x, "sum", **{kind: s}), (d, seg), (_nt(d), _nt(seg)))
+
+
+def _grads_both(fn, x, create_graph=True):
+    """First and second-order gradients of ``sin(fn(x)).sum()`` in both libraries (the second: of the
+    first gradient's squared sum)."""
+    out = []
+    for lib, xx in ((torch, x.clone()), (numtorch, _nt(x))):
+        xx.requires_grad_(True)
+        g, = lib.autograd.grad(fn(lib, xx).sin().sum(), xx, create_graph=create_graph)
+        gg, = lib.autograd.grad((g * g).sum(), xx)
+        out.append((g.detach().numpy(), gg.numpy()))
+    return out
+
+
+@pytest.mark.parametrize("pads", [[-1, 2, 1, -1], [1, 2], [-1, -1, -1, 0], [2, 1, 1, 3]])
+@pytest.mark.parametrize("value", [0, 2.5])
+def test_constant_pad_double_backward_and_forward_ad(pads, value):
+    """constant padding (negative pads crop) has a double backward and a forward-mode tangent (zeros in the pad)."""
+    x = torch.randn(2, 3, 4, dtype=torch.float64)
+    (tg, tgg), (ng, ngg) = _grads_both(lambda lib, t: lib.nn.functional.pad(t, pads, value=value), x)
+    assert torch.allclose(torch.from_numpy(ng), torch.from_numpy(tg))
+    assert torch.allclose(torch.from_numpy(ngg), torch.from_numpy(tgg))
+    import numtorch.autograd.forward_ad as nfwd  # the forward-mode API, for this test only
+    import torch.autograd.forward_ad as tfwd  # torch's, for this test only
+    tangents = []
+    for lib, fwd, xx in ((torch, tfwd, x), (numtorch, nfwd, _nt(x))):
+        with fwd.dual_level():
+            out = lib.constant_pad_nd(fwd.make_dual(xx, lib.ones_like(xx)), pads, value)
+            tangents.append(fwd.unpack_dual(out).tangent.numpy())
+    assert torch.equal(torch.from_numpy(tangents[1]), torch.from_numpy(tangents[0]))
+
+
+@pytest.mark.quick
+def test_implicit_grad_of_complex_scalar_raises():
+    """grad / backward of a complex scalar with no grad_output: RuntimeError, as PyTorch's (no silent result)."""
+    for lib in (torch, numtorch):
+        x = lib.ones(3, dtype=lib.complex128, requires_grad=True)
+        with pytest.raises(RuntimeError, match="real scalar outputs"):
+            lib.autograd.grad((x * x).sum(), x)
+        with pytest.raises(RuntimeError, match="real scalar outputs"):
+            (x * x).sum().backward()
