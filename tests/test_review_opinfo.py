@@ -123,3 +123,13 @@ def test_implicit_grad_of_complex_scalar_raises():
             lib.autograd.grad((x * x).sum(), x)
         with pytest.raises(RuntimeError, match="real scalar outputs"):
             (x * x).sum().backward()
+
+
+def test_forward_ad_fallback_of_complex_op_runs():
+    """Forward AD through an op without its own rule (the backward fallback) on complex inputs: the fallback's
+    inner grad passes its grad_output explicitly (an implicit one of a complex scalar raises)."""
+    import numtorch.autograd.forward_ad as nfwd  # the forward-mode API, for this test only
+    a = numtorch.randn(3, 3, dtype=numtorch.complex128)
+    with nfwd.dual_level():
+        out = numtorch.linalg.svdvals(nfwd.make_dual(a, numtorch.ones_like(a)))
+        assert nfwd.unpack_dual(out).tangent.shape == (3,)
