@@ -133,3 +133,19 @@ def test_forward_ad_fallback_of_complex_op_runs():
     with nfwd.dual_level():
         out = numtorch.linalg.svdvals(nfwd.make_dual(a, numtorch.ones_like(a)))
         assert nfwd.unpack_dual(out).tangent.shape == (3,)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 3)])
+def test_svd_forward_ad_of_singular_vectors(shape):
+    """Forward AD of linalg.svd's U Vh (sign-invariant): the fallback's zero cotangents must not take the
+    singular-values-only shortcut (it gave a zero tangent)."""
+    import numtorch.autograd.forward_ad as nfwd  # the forward-mode API, for this test only
+    import torch.autograd.forward_ad as tfwd  # torch's, for this test only
+    a, da = torch.randn(*shape, dtype=torch.float64), torch.randn(*shape, dtype=torch.float64)
+    tangents = []
+    for lib, fwd, x, dx in ((torch, tfwd, a, da), (numtorch, nfwd, _nt(a), _nt(da))):
+        with fwd.dual_level():
+            u, s, vh = lib.linalg.svd(fwd.make_dual(x, dx), full_matrices=False)
+            tangents.append([fwd.unpack_dual(t).tangent.numpy() for t in (u @ vh, s)])
+    for n, t in zip(tangents[1], tangents[0]):
+        assert torch.allclose(torch.from_numpy(n), torch.from_numpy(t))

@@ -448,8 +448,10 @@ class LinalgSvdBackward0(Op):
                                           "(its singular vectors are not outputs); use linalg.svd")
             u, s, vh = self._graph_outputs(*self.outs)
             u, vh = u[..., :k], vh[..., :k, :]
-            if not ((gu != 0).any() or (gvh != 0).any()):  # S only (svdvals): PyTorch's undefined gU, gVh,
-                return (u * gs[..., None, :]) @ vh  # no division by the gaps of equal singular values
+            # S only (svdvals): PyTorch's undefined gU, gVh, no division by the gaps of equal singular values;
+            # not for boxes (gradients that require grad: forward AD's zero cotangents are differentiated)
+            if isinstance(gu, np.ndarray) and isinstance(gvh, np.ndarray) and not (gu.any() or gvh.any()):
+                return (u * gs[..., None, :]) @ vh
         elif gu is None or (not gu.any() and not gvh.any()):  # singular values only: no gap division
             return (u * gs[..., None, :]) @ vh
         gu, gvh = gu[..., :k], gvh[..., :k, :]
