@@ -149,3 +149,17 @@ def test_svd_forward_ad_of_singular_vectors(shape):
             tangents.append([fwd.unpack_dual(t).tangent.numpy() for t in (u @ vh, s)])
     for n, t in zip(tangents[1], tangents[0]):
         assert torch.allclose(torch.from_numpy(n), torch.from_numpy(t))
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_complex_cholesky_values_and_gradients(upper):
+    """Complex Cholesky: ``upper`` returns ``L^H`` (not ``L^T``); the gradient uses conjugate transposes."""
+    x = torch.randn(2, 3, 3, dtype=torch.complex128)
+    res = []
+    for lib, xx in ((torch, x.clone()), (numtorch, _nt(x))):
+        xx.requires_grad_(True)
+        c = lib.linalg.cholesky(xx @ xx.mH + lib.eye(3), upper=upper)
+        g, = lib.autograd.grad(c.abs().sin().sum(), xx)
+        res.append((c.detach().numpy(), g.numpy()))
+    for n, t in zip(res[1], res[0]):
+        assert torch.allclose(torch.from_numpy(n), torch.from_numpy(t))

@@ -234,7 +234,8 @@ _CHOL_MSG = ("The factorization could not be completed because the input is not 
 
 
 class LinalgCholeskyExBackward0(Op):
-    """``A = L L^T``; ``dA = sym(L^-T Phi(L^T G) L^-1)`` with Phi the lower triangle, diagonal halved."""
+    """``A = L L^H``; ``dA = herm(L^-H Phi(L^H G) L^-1)`` with Phi the lower triangle, diagonal halved (``^H`` the
+    conjugate transpose: ``^T`` for real A; ``upper`` returns ``L^H``)."""
 
     _saves = ("out",)
     _graph_recompute = True  # L is the output (its transpose when upper)
@@ -250,26 +251,26 @@ class LinalgCholeskyExBackward0(Op):
                     raise LinAlgError(prefix + _CHOL_MSG.format(info=info)) from None
             raise
         self.saved = (low,)
-        return _mT(low).copy() if upper else low
+        return _mH(low).copy() if upper else low
 
     def backward(self, g):
         (low,) = self.saved
         if self.upper:
-            g = _mT(g)
+            g = _mH(g)
         if self._graph:
             out = self._graph_out
-            low = _mT(out) if self.upper else out
+            low = _mH(out) if self.upper else out
             n = low.shape[-1]
             half = np.tril(np.ones((n, n), low.dtype)) - 0.5 * np.eye(n, dtype=low.dtype)
             linv = np.linalg.inv(low)
-            ga = _mT(linv) @ ((_mT(low) @ g) * half) @ linv
-            return 0.5 * (ga + _mT(ga))
-        phi = np.tril(_mT(low) @ g)
+            ga = _mH(linv) @ ((_mH(low) @ g) * half) @ linv
+            return 0.5 * (ga + _mH(ga))
+        phi = np.tril(_mH(low) @ g)
         d = np.einsum("...ii->...i", phi)
         d *= 0.5
         linv = _inv_np(low)  # triangular and well-conditioned enough for a gradient
-        ga = _mT(linv) @ phi @ linv
-        return 0.5 * (ga + _mT(ga))
+        ga = _mH(linv) @ phi @ linv
+        return 0.5 * (ga + _mH(ga))
 
 
 def cholesky(A: Tensor, *, upper=False, out=None) -> Tensor:
