@@ -163,3 +163,20 @@ def test_complex_cholesky_values_and_gradients(upper):
         res.append((c.detach().numpy(), g.numpy()))
     for n, t in zip(res[1], res[0]):
         assert torch.allclose(torch.from_numpy(n), torch.from_numpy(t))
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("name", ["cholesky_inverse", "cholesky_solve"])
+def test_complex_cholesky_inverse_and_solve(name, upper):
+    """Complex Cholesky factors mean ``A = L L^H`` (``U^H U``): values and gradients as PyTorch's."""
+    x = torch.randn(3, 3, dtype=torch.complex128)
+    low = torch.linalg.cholesky(x @ x.mH + torch.eye(3))
+    f, b = (low.mH if upper else low).resolve_conj(), torch.randn(3, 2, dtype=torch.complex128)
+    res = []
+    for lib, ff, bb in ((torch, f.clone(), b.clone()), (numtorch, _nt(f), _nt(b))):
+        ff.requires_grad_(True)
+        y = lib.cholesky_inverse(ff, upper=upper) if name == "cholesky_inverse" else lib.cholesky_solve(bb, ff, upper=upper)
+        g, = lib.autograd.grad(y.abs().sin().sum(), ff)
+        res.append((y.detach().numpy(), g.numpy()))
+    for n, t in zip(res[1], res[0]):
+        assert torch.allclose(torch.from_numpy(n), torch.from_numpy(t))
