@@ -180,3 +180,16 @@ def test_complex_cholesky_inverse_and_solve(name, upper):
         res.append((y.detach().numpy(), g.numpy()))
     for n, t in zip(res[1], res[0]):
         assert torch.allclose(torch.from_numpy(n), torch.from_numpy(t))
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_complex_eigh_gradient(uplo):
+    """Complex Hermitian eigh: the gradient uses conjugate transposes (``A = V diag(w) V^H``)."""
+    x = torch.randn(2, 3, 3, dtype=torch.complex128)
+    res = []
+    for lib, xx in ((torch, x.clone()), (numtorch, _nt(x))):
+        xx.requires_grad_(True)
+        w, v = lib.linalg.eigh(xx @ xx.mH, UPLO=uplo)
+        g, = lib.autograd.grad(w.sin().sum() + v.abs().sum(), xx)
+        res.append(g.numpy())
+    assert torch.allclose(torch.from_numpy(res[1]), torch.from_numpy(res[0]))

@@ -362,8 +362,8 @@ def _uplo(UPLO):
 
 
 class LinalgEighBackward0(Op):
-    """``A = V diag(w) V^T``; ``dA = sym(V (diag(gw) + (V^T gV) / E) V^T)`` with ``E_ij = w_j - w_i`` and
-    ``sym(X) = (X + X^T) / 2``, as PyTorch returns it."""
+    """``A = V diag(w) V^H``; ``dA = herm(V (diag(gw) + (V^H gV) / E) V^H)`` with ``E_ij = w_j - w_i`` and
+    ``herm(X) = (X + X^H) / 2``, as PyTorch returns it (``^H`` the conjugate transpose: ``^T`` for real A)."""
 
     _saves = ("out",)
     _graph_recompute = True  # w and V come from _graph_outputs
@@ -387,18 +387,18 @@ class LinalgEighBackward0(Op):
             w, v = self._graph_outputs(w, v)
             eye = np.eye(n, dtype=v.dtype)
             e = w[..., None, :] - w[..., :, None] + eye  # the diagonal of V^T gV does not enter
-            inner = (_mT(v) @ gv) * (1 - eye) / e + gw[..., None, :] * eye
-            ga = v @ inner @ _mT(v)
-            return (ga + _mT(ga)) * 0.5
+            inner = (_mH(v) @ gv) * (1 - eye) / e + gw[..., None, :] * eye
+            ga = v @ inner @ _mH(v)
+            return (ga + _mH(ga)) * 0.5
         if gv is None or not gv.any():  # eigenvalues only: no division by eigenvalue gaps
             inner = np.zeros(v.shape, v.dtype)
         else:
             e = w[..., None, :] - w[..., :, None]
             e[..., range(n), range(n)] = np.inf  # the diagonal of V^T gV does not enter
-            inner = (_mT(v) @ gv) / e
+            inner = (_mH(v) @ gv) / e
         inner[..., range(n), range(n)] = gw
-        ga = v @ inner @ _mT(v)
-        return (ga + _mT(ga)) * 0.5  # PyTorch returns the symmetric part (A is read as symmetric)
+        ga = v @ inner @ _mH(v)
+        return (ga + _mH(ga)) * 0.5  # PyTorch returns the symmetric part (A is read as symmetric)
 
 
 def eigh(A: Tensor, UPLO="L", *, out=None):
