@@ -514,12 +514,17 @@ class ConstantPadNdBackward0(Op):
     """``pad(mode="constant")``: ``pads`` are ``(lo, hi)`` pairs for the trailing axes; negative values crop."""
     _vmap = ("free", 0)  # batching rule kind (func/_batching_rules.py)
 
+    def jvp(self, t):  # forward AD: the tangent padded with zeros (the fill value is a constant)
+        return ConstantPadNdBackward0.apply(t, pads=self.fw_kwargs["pads"], value=0)
+
     def forward(self, x, *, pads, value):
-        self.shape = x.shape
+        self.shape, self.pads = x.shape, pads
         self.crop, self.grow = _split_pads(pads)
         return _pad_const(_crop(x, self.crop), self.grow, value)
 
     def backward(self, g):
+        if self._graph:  # the adjoint, on Tensors: zero-pad by the negated pads (crop what grew, regrow what was cropped)
+            return ConstantPadNdBackward0.apply(_as_tensor(g), pads=tuple((-lo, -hi) for lo, hi in self.pads), value=0)
         return _uncrop(_crop(g, self.grow), self.shape, self.crop)
 
 

@@ -161,13 +161,34 @@ def _einsum_op(n):
     return op
 
 
-def einsum(equation: str, *operands) -> Tensor:
+def _sublist_subscript(n) -> str:
+    """One subscript of the sublist format: ``...`` for ``Ellipsis``, 0-25 -> ``A``-``Z``, 26-51 -> ``a``-``z``."""
+    if n is Ellipsis:
+        return "..."
+    if isinstance(n, int) and 0 <= n < 52:
+        return _LETTERS[n]
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def einsum(*args) -> Tensor:
     """Einstein summation (``torch.einsum``): ``einsum("ij,jk->ik", a, b)``; operands may also be
-    given as one list. Supports implicit output, ``...`` (broadcasting) and repeated subscripts
-    (diagonals). All operands must share one dtype. Contractions run through ``np.einsum`` with
-    path optimization (BLAS for pairwise contractions). RuntimeError with PyTorch's messages for
+    given as one list, or in the sublist format ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` (subscripts
+    0-51 or ``Ellipsis``, an optional output sublist last). Supports implicit output, ``...``
+    (broadcasting) and repeated subscripts (diagonals). All operands must share one dtype. Contractions
+    run through ``np.einsum`` with path optimization (BLAS for pairwise contractions). ValueError for
+    fewer than two arguments or a subscript out of range; RuntimeError with PyTorch's messages for
     malformed equations and size mismatches. Backward node: EinsumBackward0.
     """
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if isinstance(args[0], Tensor):  # the sublist format: operand, its subscripts, ..., [output subscripts]
+        equation = ",".join("".join(_sublist_subscript(n) for n in sub) for sub in args[1::2])
+        if len(args) % 2:
+            equation += "->" + "".join(_sublist_subscript(n) for n in args[-1])
+        operands = args[:len(args) - len(args) % 2:2]
+    else:
+        equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not isinstance(equation, str):
@@ -271,6 +292,9 @@ def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
         raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     if a._data.dtype != b._data.dtype:
         raise RuntimeError("both inputs should have same dtype")
+    if a._data.dtype == np.bool_ and a._data.size and b._data.size:  # PyTorch's mm / dot have no bool kernel
+        kernel = "dot" if len(da) == na and len(db) == nb else "addmm_impl_cpu_"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     for x, y in zip(da, db):  # a size-1 dim broadcasts against the other, as in PyTorch
         if a._data.shape[x] != b._data.shape[y] and 1 not in (a._data.shape[x], b._data.shape[y]):
             raise RuntimeError(f"contracted dimensions need to match, but first has size {a._data.shape[x]} in dim "

@@ -234,7 +234,8 @@ _CHOL_MSG = ("The factorization could not be completed because the input is not 
 
 
 class LinalgCholeskyExBackward0(Op):
-    """``A = L L^T``; ``dA = sym(L^-T Phi(L^T G) L^-1)`` with Phi the lower triangle, diagonal halved."""
+    """``A = L L^H``; ``dA = herm(L^-H Phi(L^H G) L^-1)`` with Phi the lower triangle, diagonal halved (``^H`` the
+    conjugate transpose: ``^T`` for real A; ``upper`` returns ``L^H``)."""
 
     _saves = ("out",)
     _graph_recompute = True  # L is the output (its transpose when upper)
@@ -250,26 +251,26 @@ class LinalgCholeskyExBackward0(Op):
                     raise LinAlgError(prefix + _CHOL_MSG.format(info=info)) from None
             raise
         self.saved = (low,)
-        return _mT(low).copy() if upper else low
+        return _mH(low).copy() if upper else low
 
     def backward(self, g):
         (low,) = self.saved
         if self.upper:
-            g = _mT(g)
+            g = _mH(g)
         if self._graph:
             out = self._graph_out
-            low = _mT(out) if self.upper else out
+            low = _mH(out) if self.upper else out
             n = low.shape[-1]
             half = np.tril(np.ones((n, n), low.dtype)) - 0.5 * np.eye(n, dtype=low.dtype)
             linv = np.linalg.inv(low)
-            ga = _mT(linv) @ ((_mT(low) @ g) * half) @ linv
-            return 0.5 * (ga + _mT(ga))
-        phi = np.tril(_mT(low) @ g)
+            ga = _mH(linv) @ ((_mH(low) @ g) * half) @ linv
+            return 0.5 * (ga + _mH(ga))
+        phi = np.tril(_mH(low) @ g)
         d = np.einsum("...ii->...i", phi)
         d *= 0.5
         linv = _inv_np(low)  # triangular and well-conditioned enough for a gradient
-        ga = _mT(linv) @ phi @ linv
-        return 0.5 * (ga + _mT(ga))
+        ga = _mH(linv) @ phi @ linv
+        return 0.5 * (ga + _mH(ga))
 
 
 def cholesky(A: Tensor, *, upper=False, out=None) -> Tensor:
@@ -361,8 +362,8 @@ def _uplo(UPLO):
 
 
 class LinalgEighBackward0(Op):
-    """``A = V diag(w) V^T``; ``dA = sym(V (diag(gw) + (V^T gV) / E) V^T)`` with ``E_ij = w_j - w_i`` and
-    ``sym(X) = (X + X^T) / 2``, as PyTorch returns it."""
+    """``A = V diag(w) V^H``; ``dA = herm(V (diag(gw) + (V^H gV) / E) V^H)`` with ``E_ij = w_j - w_i`` and
+    ``herm(X) = (X + X^H) / 2``, as PyTorch returns it (``^H`` the conjugate transpose: ``^T`` for real A)."""
 
     _saves = ("out",)
     _graph_recompute = True  # w and V come from _graph_outputs
@@ -386,18 +387,18 @@ class LinalgEighBackward0(Op):
             w, v = self._graph_outputs(w, v)
             eye = np.eye(n, dtype=v.dtype)
             e = w[..., None, :] - w[..., :, None] + eye  # the diagonal of V^T gV does not enter
-            inner = (_mT(v) @ gv) * (1 - eye) / e + gw[..., None, :] * eye
-            ga = v @ inner @ _mT(v)
-            return (ga + _mT(ga)) * 0.5
+            inner = (_mH(v) @ gv) * (1 - eye) / e + gw[..., None, :] * eye
+            ga = v @ inner @ _mH(v)
+            return (ga + _mH(ga)) * 0.5
         if gv is None or not gv.any():  # eigenvalues only: no division by eigenvalue gaps
             inner = np.zeros(v.shape, v.dtype)
         else:
             e = w[..., None, :] - w[..., :, None]
             e[..., range(n), range(n)] = np.inf  # the diagonal of V^T gV does not enter
-            inner = (_mT(v) @ gv) / e
+            inner = (_mH(v) @ gv) / e
         inner[..., range(n), range(n)] = gw
-        ga = v @ inner @ _mT(v)
-        return (ga + _mT(ga)) * 0.5  # PyTorch returns the symmetric part (A is read as symmetric)
+        ga = v @ inner @ _mH(v)
+        return (ga + _mH(ga)) * 0.5  # PyTorch returns the symmetric part (A is read as symmetric)
 
 
 def eigh(A: Tensor, UPLO="L", *, out=None):
@@ -448,8 +449,10 @@ class LinalgSvdBackward0(Op):
                                           "(its singular vectors are not outputs); use linalg.svd")
             u, s, vh = self._graph_outputs(*self.outs)
             u, vh = u[..., :k], vh[..., :k, :]
-            if not ((gu != 0).any() or (gvh != 0).any()):  # S only (svdvals): PyTorch's undefined gU, gVh,
-                return (u * gs[..., None, :]) @ vh  # no division by the gaps of equal singular values
+            # S only (svdvals): PyTorch's undefined gU, gVh, no division by the gaps of equal singular values;
+            # not for boxes (gradients that require grad: forward AD's zero cotangents are differentiated)
+            if isinstance(gu, np.ndarray) and isinstance(gvh, np.ndarray) and not (gu.any() or gvh.any()):
+                return (u * gs[..., None, :]) @ vh
         elif gu is None or (not gu.any() and not gvh.any()):  # singular values only: no gap division
             return (u * gs[..., None, :]) @ vh
         gu, gvh = gu[..., :k], gvh[..., :k, :]

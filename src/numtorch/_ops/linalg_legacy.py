@@ -31,7 +31,7 @@ __all__ = ["det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "m
            "qr", "lu", "lu_unpack", "lu_solve", "triangular_solve", "cholesky_solve", "cholesky_inverse",
            "chain_matmul"]
 
-_mT = _la._mT
+_mT, _mH = _la._mT, _la._mH
 SlogdetResult = _la._result("slogdet", "sign logabsdet")
 SvdResult = _la._result("svd", "U S V")
 QrResult = _la._result("qr", "Q R")
@@ -386,16 +386,16 @@ def triangular_solve(b: Tensor, A: Tensor, upper=True, transpose=False, unitrian
 
 
 class CholeskySolveBackward0(Op):
-    """``X = (L L^T)^-1 B``: ``dB = (L L^T)^-1 G``; ``dL = -(C L)`` (``-(U C)`` if upper) with
-    ``C = dB X^T + X dB^T`` -- PyTorch's full-matrix formula."""
+    """``X = (L L^H)^-1 B``: ``dB = (L L^H)^-1 G``; ``dL = -(C L)`` (``-(U C)`` if upper) with
+    ``C = dB X^H + X dB^H`` -- PyTorch's full-matrix formula (``^H`` the conjugate transpose, ``^T`` for real)."""
 
     _saves = (1, "out")
     _graph_recompute = True  # the triangle of u, from the boxed input
 
     def forward(self, b, u, upper):
         self.upper, self.shapes = upper, (b.shape, u.shape)
-        low = _mT(np.triu(u)) if upper else np.tril(u)
-        x = _tri_solve(_mT(low), _tri_solve(low, b, False), True)
+        low = _mH(np.triu(u)) if upper else np.tril(u)
+        x = _tri_solve(_mH(low), _tri_solve(low, b, False), True)
         self.saved = (low, u, x)
         return x
 
@@ -403,12 +403,12 @@ class CholeskySolveBackward0(Op):
         low, u, x = self.saved
         if self._graph:
             u, x = self._graph_args[1], self._graph_out
-            low = _mT(np.triu(u)) if self.upper else np.tril(u)
-            gb = np.linalg.solve(_mT(low), np.linalg.solve(low, g))
+            low = _mH(np.triu(u)) if self.upper else np.tril(u)
+            gb = np.linalg.solve(_mH(low), np.linalg.solve(low, g))
         else:
-            gb = _tri_solve(_mT(low), _tri_solve(low, g, False), True)
-        c = gb @ _mT(x)
-        c = c + _mT(c)
+            gb = _tri_solve(_mH(low), _tri_solve(low, g, False), True)
+        c = gb @ _mH(x)
+        c = c + _mH(c)
         gu = -(u @ c) if self.upper else -(c @ u)
         return unbroadcast(gb, self.shapes[0]), unbroadcast(gu, self.shapes[1])
 
@@ -421,21 +421,21 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper=False, *, out=None) -> T
 
 
 class CholeskyInverseBackward0(Op):
-    """``Y = (L L^T)^-1``: ``dL = -(C L)`` (``-(U C)`` if upper) with ``C = Y (G + G^T) Y``."""
+    """``Y = (L L^H)^-1``: ``dL = -(C L)`` (``-(U C)`` if upper) with ``C = Y (G + G^H) Y`` (``^H``: ``^T`` for real)."""
 
     _saves = (0, "out")
 
     def forward(self, u, upper):
         self.upper = upper
-        low = _mT(np.triu(u)) if upper else np.tril(u)
+        low = _mH(np.triu(u)) if upper else np.tril(u)
         linv = _tri_solve(low, np.broadcast_to(np.eye(u.shape[-1], dtype=u.dtype), u.shape), False)
-        y = _mT(linv) @ linv
+        y = _mH(linv) @ linv
         self.saved = (u, y)
         return y
 
     def backward(self, g):
         u, y = self.saved
-        c = y @ (g + _mT(g)) @ y
+        c = y @ (g + _mH(g)) @ y
         return -(u @ c) if self.upper else -(c @ u)
 
 

@@ -95,6 +95,10 @@ def segment_reduce(data: Tensor, reduce: str, *, lengths=None, indices=None, off
     if x.dtype.kind != "f":
         raise NotImplementedError(f"\"_segment_reduce_cpu\" not implemented for '{data.dtype._aten_name}'")
     axis = wrap_dim(axis, x.ndim)
+    given, kind = (lengths, "lengths") if lengths is not None else (offsets, "offsets")
+    if given._data.dtype not in (np.int32, np.int64, np.bool_):  # PyTorch's kernels take int32/int64 only
+        raise NotImplementedError(f"\"_segment_reduce_{kind}_cpu_kernel1\" not implemented for "
+                                  f"'{given.dtype._aten_name}'")
     lens = np.asarray(lengths._data if lengths is not None else np.diff(offsets._data, axis=-1), np.int64)
     if lens.shape[:-1] != x.shape[:axis]:
         raise RuntimeError("segment_reduce(): Expected lengths (or offsets) to have the data's leading dims before "

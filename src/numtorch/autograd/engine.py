@@ -28,6 +28,8 @@ def _as_grad(t, g, i, graph=False):
     if g is None:
         if t._data.size != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        if t._data.dtype.kind == "c":  # d(complex)/d(...) needs a chosen grad_output, as in PyTorch
+            raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {t.dtype}")
         arr = np.ones_like(t._data)  # of a meta output: a meta array
         return _make(arr) if graph else arr
     arr = g._data if isinstance(g, Tensor) else np.asarray(g, t._data.dtype)

@@ -408,7 +408,8 @@ def _fallback(cls, prims, tans, kwargs, out):
             if s is None:
                 return tuple(None for _ in outs)
             diff = [u for u in us if u is not None]
-            jt = engine.grad([s], diff, create_graph=True, allow_unused=True)
+            one = _make(_np.ones_like(s._data))  # explicit: a complex s has no implicit grad_output
+            jt = engine.grad([s], diff, [one], create_graph=True, allow_unused=True)
         except NotImplementedError as e:
             raise NotImplementedError(f"numtorch: forward AD through {node.name()} is not supported: {e}") from None
     it = iter(jt)
