@@ -1,0 +1,52 @@
+"""Differential tests for discrepancies found by porting real programs to numtorch (review, session 6)."""
+import numpy as np
+import pytest
+import torch as ref
+
+import numtorch as nt
+
+
+def _bag_grad(T, mode, padding_idx, psw, two_d):
+    T.manual_seed(0)
+    e = T.nn.EmbeddingBag(10, 2, mode=mode, sparse=True, padding_idx=padding_idx)
+    if two_d:
+        w = T.arange(6.).view(2, 3) if psw else None
+        out = e(T.tensor([[1, 2, 4], [5, 4, 3]]), per_sample_weights=w)
+    else:
+        w = T.arange(9.) if psw else None
+        out = e(T.tensor([1, 2, 4, 5, 4, 3, 2, 9, 7]), T.tensor([0, 4, 8, 9]), per_sample_weights=w)
+    (out * T.arange(float(out.numel())).view(out.shape)).sum().backward()
+    g = e.weight.grad
+    return g.is_sparse, g.is_coalesced(), g._indices().numpy(), g._values().numpy()
+
+
+@pytest.mark.parametrize("mode,psw", [("sum", False), ("sum", True), ("mean", False)])
+@pytest.mark.parametrize("padding_idx", [None, 2])
+@pytest.mark.parametrize("two_d", [False, True])
+def test_embedding_bag_sparse_gradient(mode, psw, padding_idx, two_d):
+    a = _bag_grad(ref, mode, padding_idx, psw, two_d)
+    b = _bag_grad(nt, mode, padding_idx, psw, two_d)
+    assert a[:2] == b[:2]
+    np.testing.assert_array_equal(a[2], b[2])
+    np.testing.assert_allclose(a[3], b[3], rtol=1e-6)
+
+
+def test_embedding_bag_sparse_with_sparse_adam():
+    def run(T):
+        T.manual_seed(0)
+        e = T.nn.EmbeddingBag(10, 4, mode="sum", sparse=True)
+        opt = T.optim.SparseAdam(list(e.parameters()), lr=0.1)
+        for _ in range(2):
+            opt.zero_grad()
+            e(T.randint(0, 10, (8,)), T.tensor([0, 4])).pow(2).sum().backward()
+            opt.step()
+        return e.weight.detach().numpy()
+    np.testing.assert_allclose(run(nt), run(ref), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("T", [nt, ref], ids=["numtorch", "torch"])
+def test_embedding_bag_sparse_scale_grad_by_freq_refused(T):
+    e = T.nn.EmbeddingBag(10, 2, mode="mean", sparse=True, scale_grad_by_freq=True)
+    out = e(T.tensor([1, 2, 4, 4]), T.tensor([0, 2]))
+    with pytest.raises(RuntimeError, match="scale_grad_by_freq not supported with sparse gradients"):
+        out.sum().backward()
