@@ -50,3 +50,13 @@ def test_embedding_bag_sparse_scale_grad_by_freq_refused(T):
     out = e(T.tensor([1, 2, 4, 4]), T.tensor([0, 2]))
     with pytest.raises(RuntimeError, match="scale_grad_by_freq not supported with sparse gradients"):
         out.sum().backward()
+
+
+def test_copyslices_node_name():
+    names = []
+    for T in (ref, nt):
+        x = T.randn(3, 4, requires_grad=True)
+        y = x * 2
+        y[1].fill_(0.5)
+        names.append((y.grad_fn.name(), type(y.grad_fn).__name__, repr(y.grad_fn).split(" object")[0]))
+    assert names[0] == names[1]
