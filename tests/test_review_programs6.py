@@ -60,3 +60,17 @@ def test_copyslices_node_name():
         y[1].fill_(0.5)
         names.append((y.grad_fn.name(), type(y.grad_fn).__name__, repr(y.grad_fn).split(" object")[0]))
     assert names[0] == names[1]
+
+
+@pytest.mark.parametrize("fn", ["is_floating_point", "is_complex", "numel", "is_storage"])
+def test_tensor_predicates(fn):
+    def run(T):
+        out = []
+        args = (3, [1.0], T.ones(2, dtype=T.complex64), T.ones(2))
+        for a in args + ((T.ones(2).untyped_storage(),) if fn == "is_storage" else ()):
+            try:
+                out.append(getattr(T, fn)(a))
+            except Exception as e:  # noqa: BLE001 - the type and message are what is compared
+                out.append((type(e).__name__, str(e)))
+        return out
+    assert run(nt) == run(ref)
