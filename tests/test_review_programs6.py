@@ -1,4 +1,6 @@
 """Differential tests for discrepancies found by porting real programs to numtorch (review, session 6)."""
+import warnings
+
 import numpy as np
 import pytest
 import torch as ref
@@ -74,3 +76,25 @@ def test_tensor_predicates(fn):
                 out.append((type(e).__name__, str(e)))
         return out
     assert run(nt) == run(ref)
+
+
+def test_set_default_tensor_type():
+    warned = {}
+
+    def run(T):
+        out = []
+        warned[T] = 0
+        for a in (T.DoubleTensor, "torch.FloatTensor", T.LongTensor, "torch.cuda.FloatTensor", T.float64,
+                  T.BFloat16Tensor, "torch.DoubleTensor"):
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                try:
+                    T.set_default_tensor_type(a)
+                    out.append((str(T.get_default_dtype()), str(T.tensor([1.0]).dtype), str(T.randn(2).dtype)))
+                except TypeError as e:
+                    out.append(str(e))
+            warned[T] += sum("set_default_tensor_type() is deprecated" in str(w.message) for w in seen)
+        T.set_default_dtype(T.float32)
+        return out
+    assert run(nt) == run(ref)
+    assert warned[nt] <= 1 and warned[ref] <= 1  # PyTorch warns once per process
