@@ -98,3 +98,24 @@ def test_set_default_tensor_type():
         return out
     assert run(nt) == run(ref)
     assert warned[nt] <= 1 and warned[ref] <= 1  # PyTorch warns once per process
+
+
+def _lazy_on_meta(T, in_context):
+    T.manual_seed(0)
+    if in_context:
+        with T.device("meta"):
+            mods = [T.nn.LazyLinear(5), T.nn.LazyConv2d(4, 3), T.nn.LazyBatchNorm2d()]
+    else:
+        mods = [T.nn.LazyLinear(5, device="meta"), T.nn.LazyConv2d(4, 3, device="meta"),
+                T.nn.LazyBatchNorm2d(device="meta")]
+    mods[0](T.randn(2, 7, device="meta"))
+    mods[1](T.randn(2, 3, 6, 6, device="meta"))
+    mods[2](T.randn(2, 3, 6, 6, device="meta"))
+    out = [(type(m).__name__, n, tuple(t.shape), t.device.type) for m in mods
+           for n, t in list(m.named_parameters()) + list(m.named_buffers())]
+    return out, T.randn(3).tolist()  # materializing on meta draws nothing from the CPU stream
+
+
+@pytest.mark.parametrize("in_context", [True, False])
+def test_lazy_modules_materialize_on_their_device(in_context):
+    assert _lazy_on_meta(nt, in_context) == _lazy_on_meta(ref, in_context)
