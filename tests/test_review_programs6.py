@@ -119,3 +119,17 @@ def _lazy_on_meta(T, in_context):
 @pytest.mark.parametrize("in_context", [True, False])
 def test_lazy_modules_materialize_on_their_device(in_context):
     assert _lazy_on_meta(nt, in_context) == _lazy_on_meta(ref, in_context)
+
+
+@pytest.mark.parametrize("args", [(0, -1), (0, 0), (0, 1, 0), (1, 0, -1), (0, float("inf")), (float("-inf"), 1.5),
+                                  (0, float("nan")), (0, 1, -1), (0, 2.5, 1), (0.5, float("inf"), 0)])
+def test_range_checks(args):
+    def run(T):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                r = T.range(*args)
+                return r.tolist(), str(r.dtype)
+            except RuntimeError as e:
+                return str(e)
+    assert run(nt) == run(ref)
