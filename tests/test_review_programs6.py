@@ -133,3 +133,32 @@ def test_range_checks(args):
             except RuntimeError as e:
                 return str(e)
     assert run(nt) == run(ref)
+
+
+def _dim_order_cases(T):
+    out = []
+    x4 = T.randn(2, 3, 4, 5)
+    cases = [(T.randn(2, 3), True), (T.randn(2, 1, 3), True), (T.randn(2, 1, 3), False), (x4, True),
+             (x4.permute(0, 2, 3, 1), True), (T.randn(1, 3, 4, 5), True),
+             (T.randn(1, 3, 4, 5), [T.contiguous_format, T.channels_last]),
+             (T.randn(1, 3, 4, 5), [T.contiguous_format]), (T.randn(2, 3), "ILLEGAL"), (T.randn(2, 3), [1])]
+    for t, check in cases:
+        try:
+            out.append(t.dim_order(ambiguity_check=check))
+        except (RuntimeError, TypeError) as e:
+            out.append((type(e).__name__, str(e)))
+    return out
+
+
+def test_dim_order_ambiguity_check():
+    assert _dim_order_cases(nt) == _dim_order_cases(ref)
+
+
+@pytest.mark.parametrize("size_of", [tuple, lambda s: s])
+def test_affine_grid_message_prints_the_size_as_passed(size_of):
+    msgs = []
+    for T in (nt, ref):
+        with pytest.raises(ValueError) as info:
+            T.nn.functional.affine_grid(T.zeros(1, 2, 3), size_of(T.Size([1, 1, 4, 4, 4])), align_corners=False)
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]

@@ -241,12 +241,12 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
-    size = list(size)
+    given, size = size, list(size)  # messages print the size as passed (a tuple or torch.Size)
     if len(size) in (4, 5):
         nd = len(size) - 2
         if theta.dim() != 3 or theta.shape[-2] != nd or theta.shape[-1] != nd + 1:
             what = "2D affine matrices of shape Nx2x3" if nd == 2 else "3D affine matrices of shape Nx3x4"
-            raise ValueError(f"Expected a batch of {what} for size {size}. Got {theta.shape}.")
+            raise ValueError(f"Expected a batch of {what} for size {given}. Got {theta.shape}.")
     else:
         raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
                                   f"respectively. Got size {size}.")
