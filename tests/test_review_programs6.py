@@ -162,3 +162,16 @@ def test_affine_grid_message_prints_the_size_as_passed(size_of):
             T.nn.functional.affine_grid(T.zeros(1, 2, 3), size_of(T.Size([1, 1, 4, 4, 4])), align_corners=False)
         msgs.append(str(info.value))
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("xs,gs", [((1, 1, 3, 3), (1, 2, 2, 3)), ((2, 1, 3, 3), (1, 2, 2, 2)), ((1, 1, 3, 3), (1, 2, 2)),
+                                   ((1, 1, 3, 3, 3), (1, 2, 2, 2, 2)), ((2, 1, 3, 3, 3), (1, 2, 2, 2, 3)),
+                                   ((1, 1, 3), (1, 2, 1)), ((1, 1, 3, 3), (1, 2, 2, 2, 2)), ((2, 1, 3, 3), (1, 2, 2, 3)),
+                                   ((1, 1, 3, 3, 3, 3), (1, 2, 2, 2, 2, 2)), ((1, 1, 3, 3, 3), (1, 2, 2, 2))])
+def test_grid_sample_shape_errors(xs, gs):
+    msgs = []
+    for T in (nt, ref):
+        with pytest.raises(RuntimeError) as info:
+            T.nn.functional.grid_sample(T.randn(*xs), T.zeros(*gs), align_corners=False)
+        msgs.append(str(info.value))
+    assert msgs[0] == msgs[1]
