@@ -108,18 +108,38 @@ def is_tensor(obj) -> "builtins.bool":
     return isinstance(obj, Tensor)
 
 
+def _tensor_arg(fn, input):
+    """``input`` itself, or PyTorch's argument-parser TypeError when it is not a Tensor."""
+    if not isinstance(input, Tensor):
+        tn = type(input)
+        name = tn.__name__ if tn.__module__ == "builtins" else f"{tn.__module__}.{tn.__qualname__}"
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {name}")
+    return input
+
+
 def is_floating_point(input: Tensor) -> "builtins.bool":
-    return input.dtype.is_floating_point
+    return _tensor_arg("is_floating_point", input).dtype.is_floating_point
+
+
+def is_complex(input: Tensor) -> "builtins.bool":
+    """True if ``input``'s dtype is complex (``torch.is_complex``); TypeError for a non-Tensor."""
+    return _tensor_arg("is_complex", input).dtype.is_complex
 
 
 def numel(input: Tensor) -> "builtins.int":
-    return input.numel()
+    return _tensor_arg("numel", input).numel()
 
 from . import serialization
 from .serialization import load, save
 from . import nn, optim, utils
 from .utils.dlpack import from_dlpack  # noqa: E402
 from ._tensor_storage import TypedStorage, UntypedStorage  # noqa: E402
+
+
+def is_storage(obj) -> "builtins.bool":
+    """True if ``obj`` is a storage object (``torch.is_storage``)."""
+    return isinstance(obj, (TypedStorage, UntypedStorage))
+
 from . import linalg  # torch.linalg (the matmul family is _ops/matmul.py)
 from . import func  # torch.func (functorch's transforms)
 from . import accelerator, amp, backends, cuda, distributed

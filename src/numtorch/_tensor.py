@@ -423,8 +423,19 @@ class Tensor:
 
     def dim_order(self, *, ambiguity_check=False) -> tuple:
         """The dims from outermost to innermost in memory (``Tensor.dim_order``): ``(0, 1, 2, 3)`` for a
-        contiguous 4-D tensor, ``(0, 2, 3, 1)`` for channels-last."""
+        contiguous 4-D tensor, ``(0, 2, 3, 1)`` for channels-last. With ``ambiguity_check=True`` (or a list
+        of memory formats), RuntimeError when a size-1 dim or equal strides make the order ambiguous (and
+        not exactly one listed format fits); TypeError for another kind of ``ambiguity_check``."""
         strides = self.stride()
+        if ambiguity_check is not False:
+            formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+            if not (ambiguity_check is True or isinstance(ambiguity_check, list)) or any(
+                    type(f).__name__ != "memory_format" for f in formats):
+                raise TypeError("The ambiguity_check argument must be a bool or a list of memory formats.")
+            ambiguous = 1 in self._data.shape or any(a == b for a, b in zip(strides, strides[1:]))
+            if ambiguous and sum(self.is_contiguous(memory_format=f) for f in formats) != 1:
+                raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact one of the "
+                                   "given memory formats.")
         return tuple(sorted(range(self._data.ndim), key=lambda d: -strides[d]))
 
 

@@ -11,6 +11,9 @@ Each name is a class whose metaclass supplies ``__call__`` (the constructor) and
 """
 from __future__ import annotations
 
+import importlib
+import warnings
+
 import numpy as np
 
 from . import _dtype
@@ -19,7 +22,7 @@ from ._ops.creation import _is_sequence, tensor
 from ._tensor import Size, Tensor, _make
 
 __all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
-           "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
+           "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "set_default_tensor_type"]
 
 
 def _legacy_new(dtype, args, device):
@@ -95,7 +98,35 @@ CharTensor = _make_type("CharTensor", _dtype.int8)
 ByteTensor = _make_type("ByteTensor", _dtype.uint8)
 BoolTensor = _make_type("BoolTensor", _dtype.bool)
 
-_BY_CLASS = {globals()[n]: globals()[n].dtype for n in __all__}
+_BY_CLASS = {globals()[n]: globals()[n].dtype for n in __all__[:-1]}
+
+
+def set_default_tensor_type(t) -> None:
+    """Deprecated ``torch.set_default_tensor_type``: sets the default dtype from a floating-point tensor
+    type (``torch.DoubleTensor`` or its name ``"torch.DoubleTensor"``), with PyTorch's UserWarning.
+    TypeError for an integer or CUDA type or any other object."""
+    if isinstance(t, str):
+        module, _, name = t.rpartition(".")
+        if module == "torch" and name in _BY_NAME:
+            t = _BY_NAME[name]
+        elif module == "torch.cuda":
+            raise TypeError(f"type {t} not available. Torch not compiled with CUDA enabled.")
+        else:
+            t = getattr(importlib.import_module(module), name)
+    if type(t) is not _TensorTypeMeta:
+        raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    if not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    if not _WARNED:  # PyTorch warns once per process
+        _WARNED.append(True)
+        warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                      "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning,
+                      stacklevel=2)
+    _dtype.set_default_dtype(t.dtype)
+
+
+_BY_NAME = {n: globals()[n] for n in __all__[:-1]}
+_WARNED = []
 
 
 def type_method(self: Tensor, dtype=None, non_blocking=False, **kwargs):

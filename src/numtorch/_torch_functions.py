@@ -74,6 +74,13 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
                   "[start, end).", UserWarning, stacklevel=2)
     if end is None:
         start, end = 0, start
+    # ATen's range checks, in its order (C++ prints the bounds as %g does)
+    if float(step) == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (np.isfinite(float(start)) and np.isfinite(float(end))):
+        raise RuntimeError(f"unsupported range: {float(start):g} -> {float(end):g}")
+    if (float(end) - float(start)) * float(step) < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     count = builtins.int(np.floor((float(end) - float(start)) / float(step))) + 1
     dtype = dtype or _dtype.get_default_dtype()
     return arange(count, dtype=_dtype.float64, device=device).mul(step).add(start).to(dtype) \

@@ -181,14 +181,16 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                       "grid_sample for details.", UserWarning, stacklevel=2)
     x, gr = input._data, grid._data
     nd = x.ndim - 2
-    if nd not in (2, 3) or gr.ndim != x.ndim or gr.shape[-1] != nd or gr.shape[0] != x.shape[0]:
-        if x.ndim == 5:
-            raise RuntimeError(f"grid_sampler(): expected 5D input and grid with same batch size and grid of shape "
-                               f"(N, D, H, W, 3), but got input with sizes {list(x.shape)} and grid with sizes "
-                               f"{list(gr.shape)}")
-        raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same batch size and grid of shape "
-                           f"(N, H, W, 2), but got input with sizes {list(x.shape)} and grid with sizes "
-                           f"{list(gr.shape)}")
+    # ATen's checks in its order: batch size, grid's last dim, then the 2-D (4-D input) or 3-D kernel's rank
+    sizes = f"input with sizes {list(x.shape)} and grid with sizes {list(gr.shape)}"
+    if x.ndim and gr.ndim and gr.shape[0] != x.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got {sizes}")
+    if gr.ndim and gr.shape[-1] != x.ndim - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {x.ndim - 2} in last dimension, but got grid "
+                           f"with sizes {list(gr.shape)}")
+    if nd not in (2, 3) or gr.ndim != x.ndim:
+        raise RuntimeError(f"grid_sampler(): expected {4 if x.ndim == 4 else 5}D input and grid with same number of "
+                           f"dimensions, but got {sizes}")
     if x.dtype != gr.dtype:
         raise RuntimeError(f"grid_sampler(): expected input and grid to have same dtype, but input has "
                            f"{input.dtype} and grid has {grid.dtype}")
@@ -241,12 +243,12 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
-    size = list(size)
+    given, size = size, list(size)  # messages print the size as passed (a tuple or torch.Size)
     if len(size) in (4, 5):
         nd = len(size) - 2
         if theta.dim() != 3 or theta.shape[-2] != nd or theta.shape[-1] != nd + 1:
             what = "2D affine matrices of shape Nx2x3" if nd == 2 else "3D affine matrices of shape Nx3x4"
-            raise ValueError(f"Expected a batch of {what} for size {size}. Got {theta.shape}.")
+            raise ValueError(f"Expected a batch of {what} for size {given}. Got {theta.shape}.")
     else:
         raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
                                   f"respectively. Got size {size}.")

@@ -537,6 +537,12 @@ class CopySlices(Op):
     """A base after an in-place op on one of its views: the view's region comes from ``src``, the
     rest from the base's previous value. Forward returns the base's own (already written) array."""
 
+    def name(self):  # PyTorch's C++ node reports its namespaced name; its type and repr say CopySlices
+        return "torch::autograd::CopySlices"
+
+    def __repr__(self):
+        return f"<CopySlices object at {hex(id(self))}>"
+
     def forward(self, base, src, geometry):
         self.geometry, self.n, self.shape = geometry, base.size, base.shape
         return base

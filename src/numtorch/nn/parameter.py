@@ -159,7 +159,8 @@ class UninitializedTensorMixin:
     def materialize(self, shape, device=None, dtype=None) -> None:
         """Give the placeholder an uninitialized array of ``shape`` and make it a ``cls_to_become``."""
         dtype = self.dtype if dtype is None else dtype
-        self.data = empty(shape, dtype=dtype)
+        device = self.data.device if device is None else device  # where it was made (meta stays meta)
+        self.data = empty(shape, dtype=dtype, device=device)
         self.__class__ = self.cls_to_become
 
     @property
@@ -220,7 +221,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        return _make(empty(0, dtype=dtype)._data, bool(requires_grad), cls)
+        return _make(empty(0, dtype=dtype, device=device)._data, bool(requires_grad), cls)
 
     def __init__(self, requires_grad=True, device=None, dtype=None):
         pass
@@ -238,7 +239,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
-        t = _make(empty(0, dtype=dtype)._data, bool(requires_grad), cls)
+        t = _make(empty(0, dtype=dtype, device=device)._data, bool(requires_grad), cls)
         t.persistent = persistent
         t._is_buffer = True
         return t
