@@ -17,6 +17,7 @@ from . import _dtype
 from ._tensor import Tensor
 from .func import vmap
 from .nn import functional as F
+from ._ops._util import guard_tensor_input
 from ._ops.creation import arange
 from ._ops.dropout import feature_alpha_dropout, feature_dropout
 from .linalg import matrix_norm, vector_norm
@@ -38,6 +39,7 @@ for _name in _INPLACE:
     globals()[_name] = getattr(Tensor, _name)
 __all__ += _INPLACE
 del _name
+guard_tensor_input(globals(), _INPLACE)  # torch.abs_(ndarray): PyTorch's TypeError, as every torch.* function
 
 
 is_signed, is_nonzero, is_same_size, is_neg, get_device, is_inference = (
