@@ -101,6 +101,16 @@ CASES = {
     "transformed_tanh": (lambda M, p: M.TransformedDistribution(M.Normal(p["loc"], p["scale"]),
                                                                 [M.transforms.TanhTransform()]),
                          dict(loc=[0.5, -1.0, 2.0], scale=[1.0, 0.5, 2.0]), R.rand(2, 3) * 1.6 - 0.8, dict()),
+    "negative_binomial_probs": (lambda M, p: M.NegativeBinomial(p["total_count"], probs=p["probs"]),
+                                dict(total_count=[3.0, 0.5, 7.0], probs=[0.2, 0.5, 0.9]),
+                                np.array([[0.0, 2.0, 5.0], [0.0, 0.0, 40.0]]), dict(exact=True)),
+    "negative_binomial_logits": (lambda M, p: M.NegativeBinomial(p["total_count"], logits=p["logits"]),
+                                 dict(total_count=[3.0, 0.0, 7.0], logits=[-1.0, 0.3, 2.0]),
+                                 np.array([[0.0, 0.0, 5.0], [4.0, 0.0, 40.0]]), dict(exact=True)),
+    "von_mises": (lambda M, p: M.VonMises(p["loc"], p["concentration"]),
+                  dict(loc=[0.5, -1.0, 2.0], concentration=[0.3, 2.0, 8.0]), R.randn(2, 3) * 3, dict(exact=True)),
+    "inverse_gamma": (lambda M, p: M.InverseGamma(p["concentration"], p["rate"]),
+                      dict(concentration=[0.8, 2.5, 3.0], rate=[1.5, 0.7, 4.0]), R.rand(2, 3) * 3 + 0.1, dict()),
 }
 NUMBER_PARAMS = {"temperature"}  # given to torch/numtorch as 0-dim tensors
 

@@ -13,10 +13,11 @@ Implemented: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Beta``, `
 ``Multinomial``, ``MultivariateNormal``, ``Normal``, ``OneHotCategorical``,
 ``OneHotCategoricalStraightThrough``, ``Pareto``, ``Poisson``, ``RelaxedBernoulli``,
 ``RelaxedOneHotCategorical`` (with ``LogitRelaxedBernoulli``/``ExpRelaxedCategorical`` in their modules),
-``StudentT``, ``TransformedDistribution``, ``Uniform``, ``Weibull``; the
+``StudentT``, ``TransformedDistribution``, ``Uniform``, ``Weibull``, ``NegativeBinomial``, ``VonMises``,
+``InverseGamma``; the
 transforms of ``transforms``; ``constraints``, ``biject_to``/``transform_to``, ``kl_divergence``/
 ``register_kl`` and ``utils``. Not yet: ContinuousBernoulli, FisherSnedecor, GeneralizedPareto,
-InverseGamma, LKJCholesky, NegativeBinomial, VonMises, Wishart.
+LKJCholesky, Wishart.
 """
 from . import constraints, transforms, utils  # noqa: F401  (torch.distributions.constraints, ...)
 from .bernoulli import Bernoulli
@@ -33,6 +34,7 @@ from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
+from .inverse_gamma import InverseGamma
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
@@ -45,6 +47,7 @@ from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
@@ -55,13 +58,14 @@ from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F401,F403  (PyTorch exports the transforms at package level too)
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
            "Distribution", "ExponentialFamily", "Exponential", "Gamma", "Geometric",
-           "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Kumaraswamy", "Laplace", "LogNormal",
+           "Gumbel", "HalfCauchy", "InverseGamma", "HalfNormal", "Independent", "Kumaraswamy", "Laplace", "LogNormal",
            "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
-           "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
            "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-           "TransformedDistribution", "Uniform", "Weibull", "biject_to", "kl_divergence", "register_kl",
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "kl_divergence", "register_kl",
            "transform_to"] + transforms.__all__
