@@ -14,9 +14,9 @@ Implemented: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Beta``, `
 ``OneHotCategoricalStraightThrough``, ``Pareto``, ``Poisson``, ``RelaxedBernoulli``,
 ``RelaxedOneHotCategorical`` (with ``LogitRelaxedBernoulli``/``ExpRelaxedCategorical`` in their modules),
 ``StudentT``, ``TransformedDistribution``, ``Uniform``, ``Weibull``, ``NegativeBinomial``, ``VonMises``,
-``InverseGamma``; the
+``InverseGamma``, ``ContinuousBernoulli``; the
 transforms of ``transforms``; ``constraints``, ``biject_to``/``transform_to``, ``kl_divergence``/
-``register_kl`` and ``utils``. Not yet: ContinuousBernoulli, FisherSnedecor, GeneralizedPareto,
+``register_kl`` and ``utils``. Not yet: FisherSnedecor, GeneralizedPareto,
 LKJCholesky, Wishart.
 """
 from . import constraints, transforms, utils  # noqa: F401  (torch.distributions.constraints, ...)
@@ -27,6 +27,7 @@ from .categorical import Categorical
 from .cauchy import Cauchy
 from .chi2 import Chi2
 from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
@@ -39,6 +40,7 @@ from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from . import kl_continuous_bernoulli  # noqa: F401,E402  (registers ContinuousBernoulli's KL pairs)
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
 from .log_normal import LogNormal
@@ -61,7 +63,7 @@ from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
 
-__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
            "Distribution", "ExponentialFamily", "Exponential", "Gamma", "Geometric",
            "Gumbel", "HalfCauchy", "InverseGamma", "HalfNormal", "Independent", "Kumaraswamy", "Laplace", "LogNormal",
            "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
