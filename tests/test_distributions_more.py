@@ -115,6 +115,8 @@ CASES = {
                                    dict(probs=[0.2, 0.5, 0.9]), _unit(2, 3), dict(cdf=True)),
     "continuous_bernoulli_logits": (lambda M, p: M.ContinuousBernoulli(logits=p["logits"]),
                                     dict(logits=[-1.0, 0.001, 2.0]), _unit(2, 3), dict(cdf=True)),
+    "fisher_snedecor": (lambda M, p: M.FisherSnedecor(p["df1"], p["df2"]),
+                        dict(df1=[0.8, 3.0, 12.0], df2=[1.5, 5.0, 3.0]), R.rand(2, 3) * 3 + 0.1, dict(exact=True)),
 }
 NUMBER_PARAMS = {"temperature"}  # given to torch/numtorch as 0-dim tensors
 

@@ -14,10 +14,9 @@ Implemented: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Beta``, `
 ``OneHotCategoricalStraightThrough``, ``Pareto``, ``Poisson``, ``RelaxedBernoulli``,
 ``RelaxedOneHotCategorical`` (with ``LogitRelaxedBernoulli``/``ExpRelaxedCategorical`` in their modules),
 ``StudentT``, ``TransformedDistribution``, ``Uniform``, ``Weibull``, ``NegativeBinomial``, ``VonMises``,
-``InverseGamma``, ``ContinuousBernoulli``; the
+``InverseGamma``, ``ContinuousBernoulli``, ``FisherSnedecor``, ``GeneralizedPareto``; the
 transforms of ``transforms``; ``constraints``, ``biject_to``/``transform_to``, ``kl_divergence``/
-``register_kl`` and ``utils``. Not yet: FisherSnedecor, GeneralizedPareto,
-LKJCholesky, Wishart.
+``register_kl`` and ``utils``. Not yet: LKJCholesky, Wishart.
 """
 from . import constraints, transforms, utils  # noqa: F401  (torch.distributions.constraints, ...)
 from .bernoulli import Bernoulli
@@ -32,7 +31,9 @@ from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
+from .fishersnedecor import FisherSnedecor
 from .gamma import Gamma
+from .generalized_pareto import GeneralizedPareto
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .inverse_gamma import InverseGamma
@@ -64,7 +65,7 @@ from .von_mises import VonMises
 from .weibull import Weibull
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
-           "Distribution", "ExponentialFamily", "Exponential", "Gamma", "Geometric",
+           "Distribution", "ExponentialFamily", "Exponential", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric",
            "Gumbel", "HalfCauchy", "InverseGamma", "HalfNormal", "Independent", "Kumaraswamy", "Laplace", "LogNormal",
            "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
            "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
