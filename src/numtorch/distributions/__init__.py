@@ -14,9 +14,10 @@ Implemented: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Beta``, `
 ``OneHotCategoricalStraightThrough``, ``Pareto``, ``Poisson``, ``RelaxedBernoulli``,
 ``RelaxedOneHotCategorical`` (with ``LogitRelaxedBernoulli``/``ExpRelaxedCategorical`` in their modules),
 ``StudentT``, ``TransformedDistribution``, ``Uniform``, ``Weibull``, ``NegativeBinomial``, ``VonMises``,
-``InverseGamma``, ``ContinuousBernoulli``, ``FisherSnedecor``, ``GeneralizedPareto``; the
+``InverseGamma``, ``ContinuousBernoulli``, ``FisherSnedecor``, ``GeneralizedPareto``,
+``Wishart``; the
 transforms of ``transforms``; ``constraints``, ``biject_to``/``transform_to``, ``kl_divergence``/
-``register_kl`` and ``utils``. Not yet: LKJCholesky, Wishart.
+``register_kl`` and ``utils``. Not yet: LKJCholesky.
 """
 from . import constraints, transforms, utils  # noqa: F401  (torch.distributions.constraints, ...)
 from .bernoulli import Bernoulli
@@ -63,6 +64,7 @@ from .transforms import *  # noqa: F401,F403  (PyTorch exports the transforms at
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
            "Distribution", "ExponentialFamily", "Exponential", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric",
@@ -70,5 +72,5 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Co
            "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
            "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
            "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "biject_to", "kl_divergence", "register_kl",
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "biject_to", "kl_divergence", "register_kl",
            "transform_to"] + transforms.__all__
