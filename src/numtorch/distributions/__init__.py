@@ -15,9 +15,9 @@ Implemented: ``Distribution``, ``ExponentialFamily``, ``Bernoulli``, ``Beta``, `
 ``RelaxedOneHotCategorical`` (with ``LogitRelaxedBernoulli``/``ExpRelaxedCategorical`` in their modules),
 ``StudentT``, ``TransformedDistribution``, ``Uniform``, ``Weibull``, ``NegativeBinomial``, ``VonMises``,
 ``InverseGamma``, ``ContinuousBernoulli``, ``FisherSnedecor``, ``GeneralizedPareto``,
-``Wishart``; the
+``Wishart``, ``LKJCholesky``; the
 transforms of ``transforms``; ``constraints``, ``biject_to``/``transform_to``, ``kl_divergence``/
-``register_kl`` and ``utils``. Not yet: LKJCholesky.
+``register_kl`` and ``utils``.
 """
 from . import constraints, transforms, utils  # noqa: F401  (torch.distributions.constraints, ...)
 from .bernoulli import Bernoulli
@@ -45,6 +45,7 @@ from .kl import kl_divergence, register_kl
 from . import kl_continuous_bernoulli  # noqa: F401,E402  (registers ContinuousBernoulli's KL pairs)
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -66,11 +67,12 @@ from .von_mises import VonMises
 from .weibull import Weibull
 from .wishart import Wishart
 
-__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet",
-           "Distribution", "ExponentialFamily", "Exponential", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric",
-           "Gumbel", "HalfCauchy", "InverseGamma", "HalfNormal", "Independent", "Kumaraswamy", "Laplace", "LogNormal",
-           "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
-           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough",
-           "Pareto", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "biject_to", "kl_divergence", "register_kl",
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
+           "Dirichlet", "Distribution", "ExponentialFamily", "Exponential", "FisherSnedecor", "Gamma",
+           "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "InverseGamma", "HalfNormal",
+           "Independent", "Kumaraswamy", "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal",
+           "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
+           "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto",
+           "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution",
+           "Uniform", "VonMises", "Weibull", "Wishart", "biject_to", "kl_divergence", "register_kl",
            "transform_to"] + transforms.__all__
