@@ -110,7 +110,8 @@ CASES = {
     "von_mises": (lambda M, p: M.VonMises(p["loc"], p["concentration"]),
                   dict(loc=[0.5, -1.0, 2.0], concentration=[0.3, 2.0, 8.0]), R.randn(2, 3) * 3, dict(exact=True)),
     "inverse_gamma": (lambda M, p: M.InverseGamma(p["concentration"], p["rate"]),
-                      dict(concentration=[0.8, 2.5, 3.0], rate=[1.5, 0.7, 4.0]), R.rand(2, 3) * 3 + 0.1, dict()),
+                      dict(concentration=[0.8, 2.5, 3.0], rate=[1.5, 0.7, 4.0]), R.rand(2, 3) * 3 + 0.1,
+                      dict(cdf_only=True)),
     "continuous_bernoulli_probs": (lambda M, p: M.ContinuousBernoulli(probs=p["probs"]),
                                    dict(probs=[0.2, 0.5, 0.9]), _unit(2, 3), dict(cdf=True)),
     "continuous_bernoulli_logits": (lambda M, p: M.ContinuousBernoulli(logits=p["logits"]),
@@ -236,7 +237,7 @@ def test_cdf_icdf(name, fdtype):
         ti, ni = td.icdf(ref.tensor(q)), nd.icdf(nt.tensor(q))
         check(ni, ti, fdtype, rtol=1e-4 if fdtype == np.float32 else 1e-9)
         tot_t, tot_n = tot_t + ti.sum(), tot_n + ni.sum()
-    if name == "chi2":
+    if name in ("chi2", "inverse_gamma"):
         return  # the igamma gradient w.r.t. the concentration is not implemented (in PyTorch either)
     tot_t.backward()
     tot_n.backward()

@@ -7,7 +7,7 @@ import numtorch as torch
 
 from .._tensor import Size, Tensor
 from . import constraints
-from .distribution import Distribution
+from .distribution import Distribution, _LocationFamily
 from .utils import broadcast_all, lazy_property
 
 __all__ = ["VonMises"]
@@ -63,9 +63,10 @@ def _rejection_sample(loc, concentration, proposal_r, x):
     return (x + math.pi + loc) % (2 * math.pi) - math.pi
 
 
-class VonMises(Distribution):
+class VonMises(_LocationFamily, Distribution):
     """Circular distribution of angles with location ``loc`` (any real, read modulo 2 pi) and positive
-    ``concentration`` (``torch.distributions.VonMises``). ``mean``/``variance`` are the circular ones.
+    ``concentration`` (``torch.distributions.VonMises``). ``mean`` (``loc``, as ``mode``) and ``variance`` are
+    the circular ones.
 
     ``sample`` runs Best and Fisher's rejection sampler in float64 as PyTorch does (the same ``torch.rand``
     calls, so seeded draws equal PyTorch's) and returns ``loc``'s dtype. No ``rsample``, no ``entropy``.
@@ -113,15 +114,6 @@ class VonMises(Distribution):
         validate_args = self.__dict__.get("_validate_args")
         return type(self)(self.loc.expand(batch_shape), self.concentration.expand(batch_shape),
                           validate_args=validate_args)
-
-    @property
-    def mean(self) -> Tensor:
-        """The circular mean."""
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @lazy_property
     def variance(self) -> Tensor:

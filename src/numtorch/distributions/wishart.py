@@ -11,7 +11,7 @@ from . import constraints
 from ._special import digamma
 from .chi2 import Chi2
 from .exp_family import ExponentialFamily
-from .multivariate_normal import _precision_to_scale_tril
+from .multivariate_normal import _scale_tril_of
 from .utils import _NUMBER, _broadcast_shapes, lazy_property
 
 __all__ = ["Wishart"]
@@ -78,12 +78,7 @@ class Wishart(ExponentialFamily):
                           stacklevel=2)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = torch.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(covariance_matrix, precision_matrix, scale_tril)
         self._dist_chi2 = self._bartlett_chi2(batch_shape)
 
     def _bartlett_chi2(self, batch_shape) -> Chi2:
