@@ -271,3 +271,29 @@ def test_kl_through_generic_rules_matches_torch():
         if b.grad is not None:
             check(a.grad, b.grad, rtol=1e-8)
     assert sum(b.grad is not None for b in tparams) == 6
+
+
+@pytest.mark.quick
+def test_new_distributions_repr_number_params_and_dtypes():
+    def build(M):
+        D, T = M.distributions, M.tensor
+        return [D.NegativeBinomial(3, probs=T([0.2, 0.4])), D.NegativeBinomial(T([3.0, 1.0]), logits=0.3),
+                D.VonMises(0.0, T([1.0, 2.0])), D.InverseGamma(2.0, 3.0), D.ContinuousBernoulli(0.3),
+                D.ContinuousBernoulli(logits=T([0.3, 0.2])), D.FisherSnedecor(2.0, T([3.0, 4.0])),
+                D.GeneralizedPareto(0.0, 1.0, 0.2), D.Wishart(3.0, covariance_matrix=T(COV[:2, :2])),
+                D.LKJCholesky(3, 2.0)]
+    for td, nd in zip(build(ref), build(nt)):
+        assert repr(nd) == repr(td)
+        assert nd.batch_shape == td.batch_shape and nd.event_shape == td.event_shape
+        with pytest.warns(UserWarning) if isinstance(td, RD.Wishart) else _no_warning():
+            ts = td.sample((2,))
+        with pytest.warns(UserWarning) if isinstance(td, RD.Wishart) else _no_warning():
+            ns = nd.sample((2,))
+        assert ns.shape == ts.shape and str(ns.dtype) == str(ts.dtype)
+        if td.support.is_discrete:  # no bijection onto integers, in either
+            with pytest.raises(NotImplementedError):
+                RD.biject_to(td.support)
+            with pytest.raises(NotImplementedError):
+                ND.biject_to(nd.support)
+        else:
+            assert repr(ND.biject_to(nd.support)) == repr(RD.biject_to(td.support))
