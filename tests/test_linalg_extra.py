@@ -235,3 +235,22 @@ def test_errors():
         nt.triangular_solve(nt.ones(2, 1), nt.eye(3))
     with pytest.raises(RuntimeError):
         nt.det(nt.ones(3, 3, dtype=nt.int64))
+
+
+def test_cholesky_at_the_edge_of_definiteness_raises_no_numpy_error():
+    # a float32 matrix (a singular Wishart draw) that SciPy's LAPACK factors but NumPy's rejects: numtorch
+    # reports it (info > 0, LinAlgError) instead of leaking numpy.linalg.LinAlgError. PyTorch's LAPACK
+    # happens to factor it (info 0): at this edge the verdict depends on the LAPACK build's rounding.
+    m = np.array([[12.888364791870117, 2.9254343509674072, 2.4161806106567383],
+                  [2.9254343509674072, 0.6640248894691467, 0.5482854247093201],
+                  [2.4161806106567383, 0.5482854247093201, 0.4623836874961853]], np.float32)
+    try:
+        np.linalg.cholesky(m)
+        numpy_factors = True
+    except np.linalg.LinAlgError:
+        numpy_factors = False
+    res = nt.linalg.cholesky_ex(nt.tensor(np.stack([m, np.eye(3, dtype=np.float32)])))
+    assert res.info.dtype == nt.int32 and res.info.tolist()[1] == 0 and (res.info.tolist()[0] > 0) != numpy_factors
+    if not numpy_factors:
+        with pytest.raises(nt.linalg.LinAlgError):
+            nt.linalg.cholesky(nt.tensor(m))

@@ -249,7 +249,8 @@ class LinalgCholeskyExBackward0(Op):
                 if info > 0:
                     prefix = f"linalg.cholesky: (Batch element {b}): " if a.ndim > 2 else "linalg.cholesky: "
                     raise LinAlgError(prefix + _CHOL_MSG.format(info=info)) from None
-            raise
+            # SciPy's LAPACK accepted what NumPy's rejected (float rounding at the edge of definiteness)
+            raise LinAlgError("linalg.cholesky: " + _CHOL_MSG.format(info=a.shape[-1])) from None
         self.saved = (low,)
         return _mH(low).copy() if upper else low
 
@@ -293,6 +294,12 @@ def cholesky_ex(A: Tensor, *, upper=False, check_errors=False, out=None):
     infos = np.array(_lapack_info(A._data, "potrf"), np.int32).reshape(A._data.shape[:-2])
     a = A._data.copy()
     a[infos > 0] = np.eye(a.shape[-1], dtype=a.dtype)
+    flat_a, flat_info = a.reshape((-1,) + a.shape[-2:]), infos.reshape(-1)
+    for k, m in enumerate(flat_a):
+        try:
+            np.linalg.cholesky(m)
+        except np.linalg.LinAlgError:  # NumPy's LAPACK rejects what SciPy's accepted (rounding at the edge)
+            flat_info[k], flat_a[k] = m.shape[-1], np.eye(m.shape[-1], dtype=m.dtype)
     low = np.linalg.cholesky(a)
     return CholeskyExResult(_make(_mT(low).copy() if upper else low), _make(infos))
 

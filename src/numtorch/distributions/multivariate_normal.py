@@ -73,6 +73,15 @@ def _precision_to_scale_tril(P: Tensor) -> Tensor:
     return solve_triangular(L_inv, _eye_like(P), upper=False)
 
 
+def _scale_tril_of(covariance_matrix, precision_matrix, scale_tril) -> Tensor:
+    """The lower Cholesky factor of the covariance, from whichever of the three parameterizations is given."""
+    if scale_tril is not None:
+        return scale_tril
+    if covariance_matrix is not None:
+        return torch.linalg.cholesky(covariance_matrix)
+    return _precision_to_scale_tril(precision_matrix)
+
+
 class MultivariateNormal(_LocationFamily, Distribution):
     """Multivariate normal distribution with mean ``loc`` ``(*, n)`` and exactly one of
     ``covariance_matrix``, ``precision_matrix`` (positive definite) or ``scale_tril`` (lower triangular with
@@ -104,12 +113,7 @@ class MultivariateNormal(_LocationFamily, Distribution):
         self.loc = loc.expand(tuple(batch_shape) + (-1,))
         event_shape = self.loc.shape[-1:]
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = torch.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(covariance_matrix, precision_matrix, scale_tril)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(MultivariateNormal, _instance)
