@@ -164,8 +164,9 @@ class EmbeddingBagBackward0(Op):
                     1: (RuntimeError, "derivative for aten::_embedding_bag_per_sample_weights_backward is not "
                                       "implemented")}
 
-    def forward(self, w, psw=None, *, iv, pos, counts, n, mode, freq, need_arg):
+    def forward(self, w, psw=None, *, iv, pos, counts, n, mode, freq, need_arg, sparse=False):
         self.iv, self.pos, self.counts, self.n, self.mode, self.freq = iv, pos, counts, n, mode, freq
+        self.sparse = sparse
         self.wshape, self.dtype = w.shape, w.dtype
         self.saved = (w, psw)
         num_bags, d = counts.size, w.shape[1]
@@ -251,7 +252,16 @@ class EmbeddingBagBackward0(Op):
                     scale /= np.maximum(self.counts, 1).astype(acc)[bag]
                 if psw is not None:
                     scale *= self._sample_weights(psw).astype(acc, copy=False)
-                gw = (self._matrix(scale).T @ ga).astype(self.dtype, copy=False)
+                if self.sparse:  # PyTorch's sparse gradient: one entry per used index, in input order
+                    if self.freq is not None:
+                        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse "
+                                           "gradients")
+                    if bag is None:
+                        bag = np.repeat(np.arange(self.counts.size), self.counts)
+                    gw = SparseCOO(self.iv.astype(np.int64)[None], (ga[bag] * scale[:, None]).astype(self.dtype),
+                                   self.wshape)
+                else:
+                    gw = (self._matrix(scale).T @ ga).astype(self.dtype, copy=False)
         if need_p:
             # d out[bag] / d psw[i] = weight[idx[i]]; padding and unused entries get 0
             if bag is None:
@@ -315,8 +325,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets=None, max_norm=None, no
     and receive gradients. Entries equal to ``padding_idx`` (may be negative) are left out of their bag
     (so they count neither in a mean nor get gradient); an empty bag gives zeros. ``max_norm``
     renormalizes the looked-up rows of ``weight`` in place first, as ``F.embedding`` does;
-    ``scale_grad_by_freq`` divides gradients by the index counts in the input. ``sparse=True`` is
-    accepted but the gradient is dense.
+    ``scale_grad_by_freq`` divides gradients by the index counts in the input. ``sparse=True`` makes
+    ``weight``'s gradient a sparse COO tensor (sum and mean modes), as PyTorch's.
 
     Errors as PyTorch: ValueError for wrong dims, shape mismatches, an unknown mode, or max mode with
     ``scale_grad_by_freq``/``sparse``; NotImplementedError for ``per_sample_weights`` outside 'sum';
@@ -409,7 +419,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets=None, max_norm=None, no
     freq = np.bincount(idx, minlength=v) if scale_grad_by_freq and n else None
     # max mode keeps its argmax only for a backward pass
     need_arg = m == _MAX and _State.enabled and weight.requires_grad
-    opts = {"iv": iv, "pos": pos, "counts": counts, "n": n, "mode": m, "freq": freq, "need_arg": need_arg}
+    opts = {"iv": iv, "pos": pos, "counts": counts, "n": n, "mode": m, "freq": freq, "need_arg": need_arg,
+            "sparse": bool(sparse)}
     if psw is None:
         return EmbeddingBagBackward0.apply(weight, **opts)
     out = EmbeddingBagBackward0.apply(weight, psw, **opts)

@@ -100,8 +100,8 @@ class EmbeddingBag(Module):
     or ``(n,)`` with 1-D ``offsets`` (bag starts; one more, the end, with ``include_last_offset``) ->
     ``(B, embedding_dim)``; see ``F.embedding_bag`` for the modes, ``per_sample_weights`` ('sum' only),
     ``padding_idx`` (excluded from bags, zero at start, no gradient) and ``max_norm``. ``weight`` is drawn
-    from ``N(0, 1)`` as PyTorch draws it, so equal seeds give equal weights. ``sparse`` is accepted but
-    gradients are dense. AssertionError for ``padding_idx`` out of range or a ``_weight`` of the wrong shape.
+    from ``N(0, 1)`` as PyTorch draws it, so equal seeds give equal weights. ``sparse=True`` makes
+    ``weight``'s gradient a sparse COO tensor ('sum'/'mean'), for ``optim.SparseAdam``. AssertionError for ``padding_idx`` out of range or a ``_weight`` of the wrong shape.
     """
 
     __constants__ = ["num_embeddings", "embedding_dim", "max_norm", "norm_type", "scale_grad_by_freq", "mode",

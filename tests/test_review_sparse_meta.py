@@ -1,0 +1,111 @@
+"""Review of the sparse COO layout and the meta device against PyTorch: each test is a bug a new user or
+a hostile input found (values, layouts, gradients and exception types compared with torch)."""
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import numtorch as nt
+
+warnings.filterwarnings("ignore", message="Sparse invariant checks")
+
+IDX = [[0, 1, 1, 0], [2, 0, 2, 2]]  # (0, 2) twice: uncoalesced
+
+
+def both(fn):
+    """``fn(torch)`` and ``fn(numtorch)``: (result, None) or (None, exception type) for each."""
+    out = []
+    for L in (torch, nt):
+        try:
+            out.append((fn(L), None))
+        except Exception as e:  # noqa: BLE001 - the type is what is compared
+            out.append((None, type(e)))
+    return out
+
+
+def dense(x):
+    x = x.to_dense() if x.is_sparse else x
+    return x.detach().numpy()
+
+
+def same(fn, tol=1e-6):
+    """``fn`` gives torch's layout, shape, dtype and values, or raises torch's exception type."""
+    (t, te), (n, ne) = both(fn)
+    if te is not None or ne is not None:
+        assert ne is not None and te is not None and issubclass(ne, te) or ne is te, (te, ne)
+        return
+    assert str(n.layout) == str(t.layout) and tuple(n.shape) == tuple(t.shape) and str(n.dtype) == str(t.dtype)
+    np.testing.assert_allclose(dense(n), dense(t), rtol=tol, atol=tol)
+
+
+def S(L, size=(2, 3)):
+    return L.sparse_coo_tensor(IDX, L.tensor([3., 4., 5., 1.]), size)
+
+
+# ---------------------------------------------------------------------------------- dense (op) sparse
+@pytest.mark.quick
+@pytest.mark.parametrize("fn", [
+    lambda L: L.ones(2, 3) - S(L),                       # was NotImplementedError (graph Laplacians: I - A)
+    lambda L: L.ones(2, 3) * S(L),                       # was NotImplementedError
+    lambda L: L.ones(2, 3).add_(S(L)),                   # was NotImplementedError (in place)
+    lambda L: L.ones(2, 3).sub_(S(L)),
+    lambda L: L.ones(3) + S(L),                          # broadcast: torch refuses, numtorch added silently
+    lambda L: L.ones(1, 3) + S(L),
+    lambda L: L.add(L.ones(3), S(L), alpha=2),
+    lambda L: L.ones(2, 3) + L.sparse_coo_tensor([[0]], [1.], (3,)),  # was NumPy's ValueError
+    lambda L: L.ones(3) - S(L),
+    lambda L: L.ones(3).add_(S(L)),
+    lambda L: 1 - S(L),                                  # was TypeError
+    lambda L: 2 / S(L),                                  # was TypeError
+    lambda L: S(L) / L.ones(2, 3),                       # was NotImplementedError
+    lambda L: L.ones(2, 3) / S(L),
+    lambda L: S(L) @ L.ones(2, 3, 2),                    # was scipy's ValueError
+    lambda L: L.matmul(S(L), L.ones(2, 3, 2)),
+], ids=lambda f: "")
+def test_dense_sparse_arithmetic(fn):
+    same(fn)
+
+
+def test_dense_minus_sparse_gradients():
+    grads = []
+    for L in (torch, nt):
+        d = L.arange(6.).reshape(2, 3).requires_grad_()
+        v = L.tensor([3., 4., 5., 1.], requires_grad=True)
+        y = (d - L.sparse_coo_tensor(IDX, v, (2, 3))) * (L.ones(2, 3) * 2)
+        (y.pow(2).sum() + (d * L.sparse_coo_tensor(IDX, v, (2, 3))).to_dense().sum()).backward()
+        grads.append((d.grad.numpy(), v.grad.numpy()))
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(b, a, rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------- EmbeddingBag(sparse=True)
+def _bag(L, mode, pad=None, psw=False, freq=False, optimizer=False):
+    e = L.nn.EmbeddingBag(10, 3, sparse=True, mode=mode, padding_idx=pad, scale_grad_by_freq=freq)
+    with L.no_grad():
+        e.weight.copy_(L.arange(30.).reshape(10, 3) / 10)
+    idx, offs = L.tensor([1, 2, 2, 5, 2, 7, 3]), L.tensor([0, 2, 2, 5])
+    w = L.arange(7.) / 3 if psw else None
+    opt = L.optim.SparseAdam(e.parameters(), lr=0.1) if optimizer else None
+    for _ in range(2 if optimizer else 1):
+        e.zero_grad()
+        (e(idx, offs, per_sample_weights=w) * L.arange(12.).reshape(4, 3)).sum().backward()
+        if opt:
+            opt.step()
+    return e.weight.grad, e.weight
+
+
+@pytest.mark.parametrize("kw", [dict(mode="sum"), dict(mode="mean"), dict(mode="mean", pad=2),
+                                dict(mode="sum", psw=True), dict(mode="mean", optimizer=True),
+                                dict(mode="sum", freq=True)], ids=str)
+def test_embedding_bag_sparse_gradient(kw):
+    """The weight's gradient was dense, so SparseAdam refused EmbeddingBag(sparse=True)."""
+    (t, te), (n, ne) = both(lambda L: _bag(L, **kw))
+    if te is not None:
+        assert ne is te
+        return
+    (tg, tw), (ng, nw) = t, n
+    assert ng.is_sparse and tg.is_sparse
+    np.testing.assert_array_equal(ng._indices().numpy(), tg._indices().numpy())
+    np.testing.assert_allclose(ng._values().numpy(), tg._values().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(nw.detach().numpy(), tw.detach().numpy(), rtol=1e-5)
