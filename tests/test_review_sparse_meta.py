@@ -109,3 +109,65 @@ def test_embedding_bag_sparse_gradient(kw):
     np.testing.assert_array_equal(ng._indices().numpy(), tg._indices().numpy())
     np.testing.assert_allclose(ng._values().numpy(), tg._values().numpy(), rtol=1e-6)
     np.testing.assert_allclose(nw.detach().numpy(), tw.detach().numpy(), rtol=1e-5)
+
+
+# ---------------------------------------------------------------------------------- empty sparse operands
+@pytest.mark.quick
+@pytest.mark.parametrize("opt", ["SGD", "SparseAdam", "Adagrad"])
+def test_zero_grad_keeping_sparse_grad(opt):
+    """zero_grad(set_to_none=False) leaves an empty sparse .grad; adding the next (uncoalesced) sparse gradient
+    to it raised NumPy's IndexError."""
+    res = []
+    for L in (torch, nt):
+        e = L.nn.Embedding(10, 3, sparse=True)
+        with L.no_grad():
+            e.weight.copy_(L.arange(30.).reshape(10, 3) / 10)
+        o = getattr(L.optim, opt)(e.parameters(), lr=0.1)
+        for _ in range(3):
+            o.zero_grad(set_to_none=False)
+            e(L.tensor([1, 2, 2])).pow(2).sum().backward()
+            o.step()
+        res.append((e.weight.detach().numpy(), e.weight.grad.to_dense().numpy()))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(b, a, rtol=1e-5)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L: L.sparse_coo_tensor(L.zeros(2, 0, dtype=L.long), L.zeros(0), (2, 3)) + S(L),
+    lambda L: S(L) + L.sparse_coo_tensor(L.zeros(2, 0, dtype=L.long), L.zeros(0, dtype=L.float64), (2, 3)),
+    lambda L: S(L) - L.zeros(2, 3, layout=L.sparse_coo),
+], ids=lambda f: "")
+def test_add_empty_sparse(fn):
+    same(fn)
+
+
+# ---------------------------------------------------------------------------------- factories' layout=
+@pytest.mark.parametrize("fn", [
+    lambda L: L.zeros(2, 3, layout=L.sparse_coo),        # all of these ignored layout= (dense results)
+    lambda L: L.zeros(2, 3, layout=L.sparse_coo, dtype=L.float64, requires_grad=True),
+    lambda L: L.empty(2, 3, layout=L.sparse_coo).shape,
+    lambda L: L.zeros(2, layout=L.strided),
+    lambda L: L.ones(2, 3, layout=L.sparse_coo),
+    lambda L: L.full((2, 3), 1., layout=L.sparse_coo),
+    lambda L: L.rand(2, 3, layout=L.sparse_coo),
+    lambda L: L.randn(2, 3, layout=L.sparse_coo),
+    lambda L: L.arange(3, layout=L.sparse_coo),
+    lambda L: L.eye(3, layout=L.sparse_coo),
+    lambda L: L.zeros_like(S(L)),
+    lambda L: L.zeros_like(S(L), layout=L.strided),
+    lambda L: L.zeros_like(L.ones(2, 3), layout=L.sparse_coo),
+    lambda L: L.empty_like(S(L)).shape,
+    lambda L: L.ones_like(S(L)),
+    lambda L: L.full_like(S(L), 2.),
+    lambda L: S(L).new_zeros(2, 2),
+    lambda L: S(L).new_empty(2, 2).layout,
+    lambda L: S(L).new_ones(2, 2),
+    lambda L: S(L).new_full((2, 2), 1.),
+    lambda L: L.ones(2).new_zeros(2, 2, layout=L.sparse_coo),
+], ids=lambda f: "")
+def test_factory_layout(fn):
+    (t, te), (n, ne) = both(fn)
+    if te is None and not isinstance(t, torch.Tensor):  # a shape or a layout
+        assert ne is None and (tuple(n) == tuple(t) if isinstance(t, tuple) else str(n) == str(t))
+        return
+    same(fn)

@@ -51,6 +51,9 @@ def _merge(a: "SparseCOO", b: "SparseCOO") -> "SparseCOO":
     that emits the smaller position first and one summed entry where the two current positions are equal.
     For coalesced operands that is the sorted union; otherwise entries may repeat (the sum is uncoalesced)."""
     dt = np.result_type(a.values, b.values)
+    if not a.nnz or not b.nnz:  # nothing to merge (the walk below needs entries on both sides)
+        c = b if not a.nnz else a
+        return SparseCOO(c.indices, c.values.astype(dt), a.shape, c.coalesced)
     if a.coalesced and b.coalesced:
         both = SparseCOO(np.concatenate([a.indices, b.indices], 1),
                          np.concatenate([a.values.astype(dt), b.values.astype(dt)]), a.shape)
