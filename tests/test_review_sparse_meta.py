@@ -171,3 +171,56 @@ def test_factory_layout(fn):
         assert ne is None and (tuple(n) == tuple(t) if isinstance(t, tuple) else str(n) == str(t))
         return
     same(fn)
+
+
+# ---------------------------------------------------------------------------------- copy_, load_state_dict
+def _sd_roundtrip(L, kind):
+    i = L.tensor([[0, 1, 1, 2, 3, 0], [1, 0, 2, 1, 3, 3]])
+    src, dst = L.nn.Module(), L.nn.Module()
+    if kind == "buffer":
+        src.register_buffer("adj", L.sparse_coo_tensor(i, L.arange(6.), (4, 4)))
+        dst.register_buffer("adj", L.zeros(4, 4).to_sparse())
+    else:
+        src.adj = L.nn.Parameter(L.sparse_coo_tensor(i, L.arange(6.), (4, 4)))
+        dst.adj = L.nn.Parameter(L.zeros(4, 4).to_sparse())
+    dst.load_state_dict(src.state_dict())
+    return dst.adj
+
+
+@pytest.mark.parametrize("kind", ["buffer", "parameter"])
+def test_load_state_dict_sparse(kind):
+    """load_state_dict into a sparse buffer or parameter raised (copy_ had no sparse form)."""
+    same(lambda L: _sd_roundtrip(L, kind))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L: S(L).copy_(S(L, (4, 4)).double()),
+    lambda L: S(L).copy_(L.ones(2, 3)),                  # was NotImplementedError: torch's RuntimeError
+    lambda L: L.ones(2, 3).copy_(S(L)),
+    lambda L: S(L).requires_grad_().copy_(S(L)),
+], ids=lambda f: "")
+def test_sparse_copy_(fn):
+    same(fn)
+
+
+# ---------------------------------------------------------------------------------- legacy sparse types
+@pytest.mark.parametrize("fn", [
+    lambda L: L.sparse.FloatTensor(L.tensor([[0, 1], [1, 0]]), L.tensor([1., 2.]), L.Size([2, 2])),  # pygcn
+    lambda L: L.sparse.FloatTensor(L.tensor([[0, 1], [1, 0]]), L.tensor([1., 2.], dtype=L.float64), (2, 2)),
+    lambda L: L.sparse.FloatTensor(L.tensor([[0, 1], [1, 0]]), L.tensor([1., 2.])),
+    lambda L: L.sparse.FloatTensor(L.tensor([[0., 1.], [1., 0.]]), L.tensor([1., 2.])),
+    lambda L: L.sparse.FloatTensor(2, 3),
+    lambda L: L.sparse.DoubleTensor(L.Size([2, 3])),
+    lambda L: L.sparse.LongTensor(),
+], ids=lambda f: "")
+def test_legacy_sparse_constructors(fn):
+    same(fn)
+
+
+def test_legacy_sparse_types():
+    for L in (torch, nt):
+        s = L.sparse.FloatTensor(2, 3)
+        assert isinstance(s, L.sparse.FloatTensor) and not isinstance(s, L.sparse.DoubleTensor)
+        assert not isinstance(s, L.FloatTensor) and not isinstance(L.ones(2), L.sparse.FloatTensor)
+        assert (s.type(), s.double().type()) == ("torch.sparse.FloatTensor", "torch.sparse.DoubleTensor")
+    assert repr(nt.sparse.FloatTensor) == repr(torch.sparse.FloatTensor)

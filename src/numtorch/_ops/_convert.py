@@ -81,7 +81,8 @@ def type_(self: Tensor, dtype=None, non_blocking=False, **kwargs):
     """``t.type()`` returns the type string (e.g. ``'torch.FloatTensor'``); ``t.type(dtype)`` casts.
     ValueError for an unknown type string."""
     if dtype is None:
-        return self.dtype._tensor_type
+        name = self.dtype._tensor_type
+        return name.replace("torch.", "torch.sparse.", 1) if self.is_sparse else name
     if isinstance(dtype, str):
         if dtype not in _BY_TENSOR_TYPE:
             raise ValueError(f"invalid type: '{dtype}'")
