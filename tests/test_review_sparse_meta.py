@@ -224,3 +224,19 @@ def test_legacy_sparse_types():
         assert not isinstance(s, L.FloatTensor) and not isinstance(L.ones(2), L.sparse.FloatTensor)
         assert (s.type(), s.double().type()) == ("torch.sparse.FloatTensor", "torch.sparse.DoubleTensor")
     assert repr(nt.sparse.FloatTensor) == repr(torch.sparse.FloatTensor)
+
+
+# ---------------------------------------------------------------------------------- sparse meets meta
+@pytest.mark.parametrize("fn", [
+    lambda L: L.sparse_coo_tensor([[0]], L.ones(1), (2,), device="meta"),      # was a CPU tensor, silently
+    lambda L: S(L).to("meta"),                                               # was a dense meta tensor
+    lambda L: L.sparse_coo_tensor(L.tensor([[0]]), L.ones(1, device="meta"), (2,)),
+], ids=["device", "to", "mixed"])
+def test_sparse_meta_is_refused_not_wrong(fn):
+    """numtorch has no sparse meta tensors: it must refuse (NotImplementedError), never give a tensor of another
+    device or layout; where PyTorch itself refuses, the type is PyTorch's."""
+    (t, te), (n, ne) = both(fn)
+    if te is not None:  # torch's type here depends on its default-device state (RuntimeError when unset)
+        assert ne is te or ne is RuntimeError and te is NotImplementedError
+    else:
+        assert t.is_sparse and t.is_meta and ne is not None and issubclass(ne, NotImplementedError)
