@@ -301,6 +301,8 @@ def _made_like(input, make, dtype, requires_grad, memory_format=None, device=Non
     over the physical shape (``autograd.function.vmap_wrap``, set by ``func/_batched.py``), as PyTorch's
     ``*_like`` ops give under vmap."""
     dt = _like(input, dtype)
+    if type(input._data) is SparseCOO and make is not B.zeros and make is not B.empty:  # full_like of a sparse one
+        raise unsupported("aten::fill_.Scalar")
     src = getattr(input._data, "_src", None)
     if src is not None:
         phys, levels = src
@@ -333,7 +335,6 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
-    _is_sparse(layout, "aten::fill_.Scalar", like=input)
     return _made_like(input, lambda shape, dt: B.full(shape, fill_value, dt), dtype, requires_grad, memory_format,
                       device)
 
