@@ -240,3 +240,42 @@ def test_sparse_meta_is_refused_not_wrong(fn):
         assert ne is te or ne is RuntimeError and te is NotImplementedError
     else:
         assert t.is_sparse and t.is_meta and ne is not None and issubclass(ne, NotImplementedError)
+
+
+# ---------------------------------------------------------------------------------- meta: no silent values
+def _m(L, *shape, **kw):
+    return L.empty(*shape, device="meta", **kw)
+
+
+@pytest.mark.quick
+@pytest.mark.parametrize("fn", [
+    lambda L: L.bincount(_m(L, 5, dtype=L.long)),                  # was a meta tensor of size 1
+    lambda L: L.bincount(_m(L, 5, dtype=L.long), minlength=7),
+    lambda L: L.unique_consecutive(_m(L, 5)),                      # was size 1
+    lambda L: L.repeat_interleave(_m(L, 3), _m(L, 3, dtype=L.long)),  # was size 0
+    lambda L: L.nn.functional.one_hot(_m(L, 4, dtype=L.long)),     # was (4, 1)
+    lambda L: 1 in _m(L, 5),                                       # was False
+    lambda L: L.allclose(_m(L, 3), _m(L, 3)),                      # was True
+    lambda L: L.equal(_m(L, 3), _m(L, 3)),                         # was True
+    lambda L: _m(L, 3).mul_(_m(L, 2, 3)),                          # a write of the wrong shape was accepted
+    lambda L: _m(L, 3).add_(_m(L, 2, 3)),
+    lambda L: _m(L, 5).__setitem__(slice(0, 2), _m(L, 3)),
+], ids=lambda f: "")
+def test_meta_value_dependent_raises(fn):
+    """Ops whose result depends on values must raise on meta tensors, with PyTorch's type."""
+    (t, te), (n, ne) = both(fn)
+    assert te is not None and ne is not None and issubclass(ne, te), (te, ne)
+
+
+def test_meta_index_and_matrix_rank():
+    for L in (torch, nt):                                           # numtorch's was range(0, 0)
+        with pytest.raises(RuntimeError, match="cannot be called on meta tensors"):
+            range(L.empty((), dtype=L.long, device="meta"))
+    for L in (torch, nt):                                           # numtorch's was a CPU tensor
+        r = L.linalg.matrix_rank(_m(L, 2, 4, 3))
+        assert r.is_meta and tuple(r.shape) == (2,) and str(r.dtype) == "torch.int64"
+    for L in (torch, nt):                                           # writes of the right shape still work
+        x = _m(L, 2, 3)
+        x.mul_(_m(L, 3))
+        x[0:1] = _m(L, 3)
+        assert x.is_meta and tuple(x.shape) == (2, 3)
