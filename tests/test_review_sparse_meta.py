@@ -279,3 +279,21 @@ def test_meta_index_and_matrix_rank():
         x.mul_(_m(L, 3))
         x[0:1] = _m(L, 3)
         assert x.is_meta and tuple(x.shape) == (2, 3)
+
+
+# ---------------------------------------------------------------------------------- autograd.grad
+def _grad_of_sparse(L, which):
+    L.manual_seed(0)
+    if which == "embedding":  # was NotImplementedError ('a dense view'): the engine copied the gradient densely
+        e = L.nn.Embedding(6, 3, sparse=True)
+        return L.autograd.grad(e(L.tensor([1, 2, 1])).pow(2).sum(), e.weight)[0]
+    s = L.sparse_coo_tensor([[0, 1, 1], [2, 0, 2]], L.tensor([1., 2., 3.]), (2, 3), requires_grad=True)
+    return L.autograd.grad(L.sparse.mm(s, L.arange(6.).reshape(3, 2)).sum(), s)[0]
+
+
+@pytest.mark.parametrize("which", ["embedding", "leaf"])
+def test_autograd_grad_sparse(which):
+    (t, te), (n, ne) = both(lambda L: _grad_of_sparse(L, which))
+    assert te is None and ne is None, (te, ne)
+    assert n.is_sparse and t.is_sparse
+    np.testing.assert_allclose(n.to_dense().numpy(), t.to_dense().numpy(), rtol=1e-6)
