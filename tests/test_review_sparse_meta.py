@@ -297,3 +297,37 @@ def test_autograd_grad_sparse(which):
     assert te is None and ne is None, (te, ne)
     assert n.is_sparse and t.is_sparse
     np.testing.assert_allclose(n.to_dense().numpy(), t.to_dense().numpy(), rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------------- broadcast dense factors
+def _adj(L, requires_grad=False):
+    v = L.arange(1., 7., requires_grad=requires_grad)
+    return L.sparse_coo_tensor([[0, 1, 1, 2, 3, 0], [1, 0, 2, 1, 3, 3]], v, (4, 4)), v
+
+
+@pytest.mark.parametrize("fn", [
+    lambda L: _adj(L)[0] * L.arange(1., 5.).view(-1, 1),     # row scaling: was NotImplementedError
+    lambda L: L.arange(1., 5.).view(1, -1) * _adj(L)[0],
+    lambda L: _adj(L)[0] * L.arange(1., 5.),
+    lambda L: _adj(L)[0] * L.arange(1., 4.),                 # mismatch: torch's RuntimeError, not NumPy's ValueError
+    lambda L: L.tensor(0.).to_sparse(),                      # a 0-d zero has no entry (had one)
+    lambda L: L.tensor(2.).to_sparse(),
+], ids=lambda f: "")
+def test_sparse_times_broadcast_dense(fn):
+    same(fn)
+
+
+def test_gcn_normalisation_and_values_gradient():
+    """D^-1/2 A D^-1/2 written with broadcasting, then a product; gradients reach the edge weights."""
+    res = []
+    for L in (torch, nt):
+        a, v = _adj(L, True)
+        dinv = L.sparse.sum(a, 1).to_dense().pow(-0.5).detach()  # PyTorch cannot differentiate through it
+        out = L.sparse.mm(a * dinv.view(-1, 1) * dinv.view(1, -1), L.arange(8.).reshape(4, 2))
+        out.pow(2).sum().backward()
+        col = L.arange(1., 5.).view(-1, 1).requires_grad_()  # the broadcast factor's gradient (was NotImplementedError)
+        (_adj(L)[0] * col).to_dense().pow(2).sum().backward()
+        g = col.grad.to_dense() if col.grad.is_sparse else col.grad  # sparse in PyTorch, dense in numtorch
+        res.append((out.detach().numpy(), v.grad.numpy(), g.numpy()))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(b, a, rtol=1e-5)

@@ -217,8 +217,14 @@ class SparseCOO:
             ka, kb = a.linear(), b.linear()
             both, ia, ib = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
             return SparseCOO(a.indices[:, ia], a.values[ia] * b.values[ib], self.shape, True)
-        if isinstance(other, np.ndarray) and other.ndim and other.shape == self.shape:
-            return self.with_values(self.values * other[tuple(self.indices)])
+        if isinstance(other, np.ndarray) and other.ndim:
+            try:
+                shape = np.broadcast_shapes(other.shape, self.shape)
+            except ValueError:
+                raise RuntimeError(f"The size of tensor a ({self.shape[-1]}) must match the size of tensor b "
+                                   f"({other.shape[-1]}) at non-singleton dimension {len(self.shape) - 1}") from None
+            if shape == self.shape:  # a dense factor broadcast to this shape (a row or column scaling, D^-1/2 A)
+                return self.with_values(self.values * np.broadcast_to(other, self.shape)[tuple(self.indices)])
         return self.with_values(self.values * self._scalar(other))
 
     __rmul__ = __mul__

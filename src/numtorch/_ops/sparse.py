@@ -168,8 +168,9 @@ class ToSparseBackward0(Op):
     row-major order (coalesced). The gradient is the incoming one made dense."""
 
     def forward(self, a, sparse_dim):
-        if a.ndim == 0:
-            return SparseCOO(np.zeros((0, 1), np.int64), a.reshape(1).copy(), (), True)
+        if a.ndim == 0:  # one entry holding the value, none for a zero (as PyTorch)
+            n = int(a != 0)
+            return SparseCOO(np.zeros((0, n), np.int64), a.reshape(1)[:n].copy(), (), True)
         lead = a.reshape(a.shape[:sparse_dim] + (-1,))
         nz = np.nonzero((lead != 0).any(axis=-1))
         return SparseCOO(np.stack(nz).astype(np.int64).reshape(sparse_dim, -1), a[nz].copy(), a.shape, True)
