@@ -318,7 +318,7 @@ def test_device_context_and_default_device():
         try:
             assert lib.empty(2).is_meta and lib.get_default_device() == lib.device("meta")
         finally:
-            lib.set_default_device("cpu")
+            lib.set_default_device(None)  # back to no default (torch: "cpu" would leave a device mode active)
         assert not lib.empty(2).is_meta
 
 

@@ -108,6 +108,11 @@ class MetaArray(np.ndarray):
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kw):
         if out is not None:
             if all(isinstance(o, MetaArray) for o in out):
+                if method == "__call__" and ufunc.signature is None:  # NumPy's check of the write's shape
+                    shape = np.broadcast_shapes(*(np.shape(x) for x in inputs))
+                    if np.broadcast_shapes(shape, out[0].shape) != out[0].shape:
+                        raise ValueError(f"non-broadcastable output operand with shape {out[0].shape} doesn't match "
+                                         f"the broadcast shape {shape}")
                 return out[0] if len(out) == 1 else out  # writing into a meta array: nothing to write
             return getattr(ufunc, method)(*_plain(inputs), out=out, **_plain(kw))
         if method == "__call__" and ufunc.signature is None:
@@ -143,8 +148,12 @@ class MetaArray(np.ndarray):
             return out
         return _wrap(func(*_plain(args), **_plain(kwargs)))
 
-    def __setitem__(self, key, value):  # no data to write
-        pass
+    def __setitem__(self, key, value):  # no data to write; NumPy's shape check of the write still runs
+        keys = key if type(key) is tuple else (key,)
+        if not any(isinstance(k, np.ndarray) for k in keys):  # an array key's selection depends on values
+            target = self.view(np.ndarray)[_plain(key)].shape
+            if np.broadcast_shapes(np.shape(value), target) != target:
+                raise ValueError(f"could not broadcast input array from shape {np.shape(value)} into shape {target}")
 
     def fill(self, value):
         pass

@@ -357,6 +357,7 @@ class Tensor:
         return complex(self._data.reshape(()))
 
     def __index__(self):
+        _no_values(self)  # range(meta) would read a zero
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.reshape(()))

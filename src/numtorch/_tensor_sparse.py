@@ -51,6 +51,9 @@ def _merge(a: "SparseCOO", b: "SparseCOO") -> "SparseCOO":
     that emits the smaller position first and one summed entry where the two current positions are equal.
     For coalesced operands that is the sorted union; otherwise entries may repeat (the sum is uncoalesced)."""
     dt = np.result_type(a.values, b.values)
+    if not a.nnz or not b.nnz:  # nothing to merge (the walk below needs entries on both sides)
+        c = b if not a.nnz else a
+        return SparseCOO(c.indices, c.values.astype(dt), a.shape, c.coalesced)
     if a.coalesced and b.coalesced:
         both = SparseCOO(np.concatenate([a.indices, b.indices], 1),
                          np.concatenate([a.values.astype(dt), b.values.astype(dt)]), a.shape)
@@ -192,6 +195,10 @@ class SparseCOO:
         return self + (-other)
 
     def __rsub__(self, other):
+        if not isinstance(other, (SparseCOO, np.ndarray)):  # number - sparse: PyTorch's add size check fails
+            raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size [] while "
+                               f"other has size {list(self.shape)} (FYI: dense-sparse addition does not currently "
+                               f"support broadcasting)")
         return (-self) + other
 
     def _scalar(self, other):
@@ -210,14 +217,26 @@ class SparseCOO:
             ka, kb = a.linear(), b.linear()
             both, ia, ib = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
             return SparseCOO(a.indices[:, ia], a.values[ia] * b.values[ib], self.shape, True)
-        if isinstance(other, np.ndarray) and other.ndim and other.shape == self.shape:
-            return self.with_values(self.values * other[tuple(self.indices)])
+        if isinstance(other, np.ndarray) and other.ndim:
+            try:
+                shape = np.broadcast_shapes(other.shape, self.shape)
+            except ValueError:
+                raise RuntimeError(f"The size of tensor a ({self.shape[-1]}) must match the size of tensor b "
+                                   f"({other.shape[-1]}) at non-singleton dimension {len(self.shape) - 1}") from None
+            if shape == self.shape:  # a dense factor broadcast to this shape (a row or column scaling, D^-1/2 A)
+                return self.with_values(self.values * np.broadcast_to(other, self.shape)[tuple(self.indices)])
         return self.with_values(self.values * self._scalar(other))
 
     __rmul__ = __mul__
 
     def __truediv__(self, other):
+        if isinstance(other, np.ndarray) and other.ndim:
+            raise RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
+                               f"{list(other.shape)} for divisor)")
         return self.with_values(self.values / self._scalar(other))
+
+    def __rtruediv__(self, other):  # number / sparse needs the reciprocal of the unspecified zeros
+        raise unsupported("aten::reciprocal")
 
     def __neg__(self):
         return self.with_values(-self.values)
@@ -260,6 +279,8 @@ class SparseCOO:
             out = (self.csr() @ other.csr()).tocoo()
             idx = np.stack([out.row, out.col]).astype(np.int64)
             return SparseCOO(idx, np.asarray(out.data, self.values.dtype), out.shape).coalesce()
+        if np.ndim(other) > 2:  # PyTorch's batched matmul would expand the sparse operand
+            raise RuntimeError("expand is unsupported for Sparse tensors")
         return np.asarray(self.csr() @ other, dtype=np.result_type(self.values, other))
 
     def __rmatmul__(self, other):
@@ -268,12 +289,29 @@ class SparseCOO:
 
     # ---- every other NumPy use is an op without a sparse kernel
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        out = kwargs.pop("out", None)  # an in-place dense op (dense.add_(sparse)): computed, then written back
         if method == "__call__" and len(inputs) == 2 and not kwargs:
             a, b = inputs
-            if ufunc is np.add:
-                return self.__add__(b if a is self else a)
-            if ufunc is np.matmul:
-                return a.__matmul__(b) if isinstance(a, SparseCOO) else b.__rmatmul__(a)
+            r = NotImplemented
+            if isinstance(a, np.ndarray) and ufunc in (np.add, np.subtract, np.multiply):
+                # a dense left operand: PyTorch adds/subtracts only a sparse tensor of the dense one's shape
+                if ufunc is not np.multiply and a.shape != b.shape:
+                    raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
+                                       f"{list(a.shape)} while other has size {list(b.shape)} (FYI: dense-sparse "
+                                       f"addition does not currently support broadcasting)")
+                r = b * a if ufunc is np.multiply else b.__add__(a) if ufunc is np.add else (-b).__add__(a)
+            elif isinstance(a, np.ndarray) and ufunc is np.true_divide:
+                raise RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
+                                   f"{list(b.shape)} for divisor)")
+            elif ufunc is np.add:
+                r = self.__add__(b if a is self else a)
+            elif ufunc is np.matmul:
+                r = a.__matmul__(b) if isinstance(a, SparseCOO) else b.__rmatmul__(a)
+            if r is not NotImplemented and out is None:
+                return r
+            if r is not NotImplemented and isinstance(r, np.ndarray) and len(out) == 1 and out[0].shape == r.shape:
+                out[0][...] = r
+                return out[0]
         raise unsupported(f"numpy.{ufunc.__name__}")
 
     def __array_function__(self, func, types, args, kwargs):

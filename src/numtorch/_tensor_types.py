@@ -67,7 +67,7 @@ class _TensorTypeMeta(type):
         return _legacy_new(cls.dtype, args, device)
 
     def __instancecheck__(cls, obj):
-        return isinstance(obj, Tensor) and obj._data.dtype == cls.dtype.np
+        return isinstance(obj, Tensor) and obj._data.dtype == cls.dtype.np and not obj.is_sparse
 
     def __repr__(cls):
         return f"<class 'torch.{cls.__name__}'>"

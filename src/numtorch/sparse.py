@@ -7,11 +7,18 @@ are not implemented: the functions that need them raise NotImplementedError.
 """
 from __future__ import annotations
 
+from . import _dtype
 from ._ops import sparse as _S
+from ._ops.creation import zeros as _zeros
+from ._tensor import Size as _Size
+from ._tensor import Tensor as _Tensor
+from ._tensor_sparse import sparse_coo as _sparse_coo
 from ._tensor_sparse import unsupported as _unsupported
 
 __all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "sampled_addmm", "spsolve", "check_sparse_tensor_invariants",
-           "to_sparse_semi_structured"]
+           "to_sparse_semi_structured",
+           "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "ShortTensor",
+           "CharTensor", "ByteTensor"]
 
 mm = _S.mm
 sum = _S.sparse_sum  # noqa: A001  (torch.sparse.sum)
@@ -76,3 +83,41 @@ class check_sparse_tensor_invariants:
             with check_sparse_tensor_invariants(self.state):
                 return fn(*args, **kwargs)
         return run
+
+
+class _SparseTypeMeta(type):
+    """Legacy sparse type names (``torch.sparse.FloatTensor``, ...), as old GCN code uses them:
+    ``FloatTensor(indices, values, size)`` is ``sparse_coo_tensor`` (the values keep their dtype, as in
+    PyTorch), ``FloatTensor(*sizes)`` / ``FloatTensor(size)`` an empty sparse tensor of this dtype, and
+    ``isinstance(t, FloatTensor)`` is True for a sparse float32 tensor. RuntimeError for indices that are
+    not int64."""
+
+    def __call__(cls, *args, device=None):
+        if args and isinstance(args[0], _Tensor):
+            if args[0].dtype is not _dtype.int64:
+                raise RuntimeError("indices must be an int64 tensor")
+            return _S.sparse_coo_tensor(*args, device=device)
+        shape = tuple(args[0]) if len(args) == 1 and isinstance(args[0], (_Size, tuple, list)) else args or (0,)
+        return _zeros(*shape, dtype=cls.dtype, layout=_sparse_coo, device=device)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _Tensor) and obj.is_sparse and obj.dtype is cls.dtype
+
+    def __repr__(cls):
+        return f"<class 'torch.sparse.{cls.__name__}'>"
+
+
+def _sparse_type(name, dtype):
+    return _SparseTypeMeta(name, (), {"dtype": dtype, "__module__": "torch.sparse",
+                                      "__doc__": f"``torch.sparse.{name}``: the legacy {dtype} sparse COO type."})
+
+
+FloatTensor = _sparse_type("FloatTensor", _dtype.float32)
+DoubleTensor = _sparse_type("DoubleTensor", _dtype.float64)
+HalfTensor = _sparse_type("HalfTensor", _dtype.float16)
+BFloat16Tensor = _sparse_type("BFloat16Tensor", _dtype.bfloat16)
+LongTensor = _sparse_type("LongTensor", _dtype.int64)
+IntTensor = _sparse_type("IntTensor", _dtype.int32)
+ShortTensor = _sparse_type("ShortTensor", _dtype.int16)
+CharTensor = _sparse_type("CharTensor", _dtype.int8)
+ByteTensor = _sparse_type("ByteTensor", _dtype.uint8)

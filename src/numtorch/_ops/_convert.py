@@ -8,6 +8,7 @@ from .. import _dtype
 from .._device import check as _check_device
 from .._device import device as _Device
 from .._tensor import Tensor
+from .._tensor_sparse import unsupported
 from ._cast import ToCopyBackward0, cast
 
 __all__ = ["to", "type_", "type_as", "cpu", "cuda"]
@@ -42,6 +43,9 @@ def to(self: Tensor, *args, **kwargs) -> Tensor:
     if device is not None and _check_device(device).type != self.device.type:  # to or from meta
         if self.is_meta:
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        if self.is_sparse:  # a dense meta tensor would silently drop the layout
+            raise unsupported("aten::_to_copy of a sparse COO tensor to the meta device (numtorch has no sparse "
+                              "meta tensors)")
         return ToCopyBackward0.apply(self, dtype=self._data.dtype if dtype is None else dtype.np, to_meta=True)
     fmt = kwargs.get("memory_format")
     if fmt is not None and str(fmt).split(".")[-1] != "preserve_format" and not self.is_contiguous(memory_format=fmt):
@@ -81,7 +85,8 @@ def type_(self: Tensor, dtype=None, non_blocking=False, **kwargs):
     """``t.type()`` returns the type string (e.g. ``'torch.FloatTensor'``); ``t.type(dtype)`` casts.
     ValueError for an unknown type string."""
     if dtype is None:
-        return self.dtype._tensor_type
+        name = self.dtype._tensor_type
+        return name.replace("torch.", "torch.sparse.", 1) if self.is_sparse else name
     if isinstance(dtype, str):
         if dtype not in _BY_TENSOR_TYPE:
             raise ValueError(f"invalid type: '{dtype}'")

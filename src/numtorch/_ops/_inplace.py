@@ -10,6 +10,7 @@ import numpy as np
 
 from .._backend import MetaArray
 from .._tensor import Tensor, _make
+from .._tensor_sparse import SparseCOO, unsupported
 from ..autograd import function
 from ..autograd.forward_ad import inplace_tangent, jvp_linear, zero_tangent
 from ..autograd.function import Op, rebase_view
@@ -175,7 +176,26 @@ def copy_(self: Tensor, src, non_blocking=False) -> Tensor:
     """Copy ``src`` (broadcast, cast) into ``self`` in place (``Tensor.copy_``); differentiable w.r.t. src
     (backward node ``CopyBackwards``)."""
     src = to_tensor(src)
+    if type(self._data) is SparseCOO or type(src._data) is SparseCOO:
+        return _copy_sparse(self, src)
     return inplace(self, _copy_result, src)
+
+
+def _copy_sparse(self, src):
+    """``copy_`` with a sparse side: sparse into sparse takes ``src``'s entries and size, as PyTorch's
+    copy_sparse_to_sparse_ (``load_state_dict`` of sparse buffers and parameters); a dense and a sparse
+    tensor do not mix (RuntimeError, as PyTorch)."""
+    p, q = self._data, src._data
+    if type(p) is not type(q):
+        kind = lambda t: t.type().replace("torch.", "torch.sparse.") if t.is_sparse else t.type()  # noqa: E731
+        raise RuntimeError(f"copy_() between dense and sparse Tensors is not implemented! Found self type = "
+                           f"{kind(self)} and src type = {kind(src)}")
+    check_inplace(self)
+    if src._rg and _State.enabled:  # numtorch records no sparse copy: refuse rather than lose the gradient
+        raise unsupported("aten::copy_sparse_to_sparse_ recorded by autograd")
+    p.indices, p.values, p.shape, p.coalesced = q.indices.copy(), q.values.astype(p.dtype), q.shape, q.coalesced
+    bump(self)
+    return self
 
 
 def _copy_result(s, x):

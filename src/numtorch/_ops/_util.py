@@ -11,6 +11,7 @@ import numpy as np
 from .. import _dtype
 from .._backend import MetaArray
 from .._tensor import Tensor, _make, _wrap_dim
+from .._tensor_sparse import SparseCOO
 from ..autograd import function
 from ..autograd.grad_mode import _State
 from ._cast import cast
@@ -24,6 +25,8 @@ def unbroadcast(g, shape):
     """Sum ``g`` over the axes that broadcasting added or stretched, so it has ``shape``."""
     if g.shape == shape:
         return g
+    if type(g) is SparseCOO:  # the gradient of a dense factor broadcast against a sparse tensor: summed densely
+        g = g.to_dense()
     nd = g.ndim - len(shape)
     if nd:
         g = g.sum(axis=tuple(range(nd)))

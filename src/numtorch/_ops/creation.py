@@ -17,6 +17,7 @@ from .. import _backend as B
 from .. import _dtype
 from .._device import check as _check_device
 from .._tensor import Tensor, _make
+from .._tensor_sparse import SparseCOO, sparse_coo, strided, unsupported
 from ..autograd import function as _function
 from ._cast import checked_scalar
 from ._layout import laid_out
@@ -216,15 +217,39 @@ def _npd(dtype):
     return _dtype.get_default_dtype().np if dtype is None else _dtype.to_np(dtype)
 
 
+def _is_sparse(layout, what="", like=None) -> bool:
+    """Whether a factory must make a sparse COO tensor: ``layout=torch.sparse_coo``, or no layout and a sparse
+    ``like``. ``what`` names a factory that has no sparse form (PyTorch's error for it); other layouts raise
+    NotImplementedError (numtorch has no compressed layouts)."""
+    sparse = layout is sparse_coo or (layout is None and like is not None and type(like._data) is SparseCOO)
+    if layout is not None and layout is not strided and layout is not sparse_coo:
+        raise unsupported(f"tensor creation with layout={layout}")
+    if sparse and what == "full":
+        raise RuntimeError("full(...) is not implemented for sparse layout")
+    if sparse and what:
+        raise unsupported(what)
+    return sparse
+
+
+def _sparse_zeros(shape, npd, requires_grad, dev):
+    """An all-zero sparse COO tensor (no entries), what PyTorch's zeros/empty make for ``layout=torch.sparse_coo``."""
+    if dev is not None and dev.type == "meta":
+        raise unsupported("sparse COO tensors on the meta device")
+    return _finish(SparseCOO(np.zeros((len(shape), 0), np.int64), np.zeros((0,), npd), shape, True), requires_grad)
+
+
 def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """A tensor of zeros with shape ``size`` (``torch.zeros``); default dtype float32."""
     dev = _check_device(device)
+    if _is_sparse(layout):
+        return _sparse_zeros(_shape("zeros", sizes, size), _npd(dtype), requires_grad, dev)
     return _finish(B.zeros(_shape("zeros", sizes, size), _npd(dtype), dev), requires_grad)
 
 
 def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
     """A tensor of ones with shape ``size`` (``torch.ones``)."""
     dev = _check_device(device)
+    _is_sparse(layout, "full")
     return _finish(B.ones(_shape("ones", sizes, size), _npd(dtype), dev), requires_grad)
 
 
@@ -232,6 +257,8 @@ def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, req
           memory_format=None):
     """An uninitialized tensor (``torch.empty``)."""
     dev = _check_device(device)
+    if _is_sparse(layout):
+        return _sparse_zeros(_shape("empty", sizes, size), _npd(dtype), requires_grad, dev)
     return _finish(B.empty(_shape("empty", sizes, size), _npd(dtype), dev), requires_grad)
 
 
@@ -257,6 +284,7 @@ def _strided_array(size, stride, npd):
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """A tensor filled with ``fill_value`` (``torch.full``); dtype inferred from the value if not given."""
     dev = _check_device(device)
+    _is_sparse(layout, "full")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     d = _dtype.to_np(dtype) if dtype is not None else _infer_dtype(fill_value).np
@@ -273,6 +301,8 @@ def _made_like(input, make, dtype, requires_grad, memory_format=None, device=Non
     over the physical shape (``autograd.function.vmap_wrap``, set by ``func/_batched.py``), as PyTorch's
     ``*_like`` ops give under vmap."""
     dt = _like(input, dtype)
+    if type(input._data) is SparseCOO and make is not B.zeros and make is not B.empty:  # full_like of a sparse one
+        raise unsupported("aten::fill_.Scalar")
     src = getattr(input._data, "_src", None)
     if src is not None:
         phys, levels = src
@@ -281,20 +311,26 @@ def _made_like(input, make, dtype, requires_grad, memory_format=None, device=Non
     if dev.type == "meta":
         return _finish(B.empty(input._data.shape, dt, dev), requires_grad)
     arr = make(input._data.shape, dt)
-    if memory_format is not None or not (input._data.flags.c_contiguous or input.is_meta):  # as asked / as input
+    if type(input._data) is not SparseCOO and (memory_format is not None or not (input._data.flags.c_contiguous
+                                                                                 or input.is_meta)):  # as asked / as input
         arr = laid_out(arr, memory_format, like=input._data)
     return _finish(arr, requires_grad)
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    if _is_sparse(layout, like=input):
+        return _sparse_zeros(tuple(input.shape), _like(input, dtype), requires_grad, device and _check_device(device))
     return _made_like(input, B.zeros, dtype, requires_grad, memory_format, device)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    _is_sparse(layout, "aten::fill_.Scalar", like=input)
     return _made_like(input, B.ones, dtype, requires_grad, memory_format, device)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None):
+    if _is_sparse(layout, like=input):
+        return _sparse_zeros(tuple(input.shape), _like(input, dtype), requires_grad, device and _check_device(device))
     return _made_like(input, B.empty, dtype, requires_grad, memory_format, device)
 
 
@@ -311,6 +347,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requir
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """Values in ``[start, end)`` spaced by ``step`` (``torch.arange``); int64 unless a bound is a float."""
     dev = _check_device(device)
+    _is_sparse(layout, "aten::arange.start_out")
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -405,6 +442,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """The ``n x m`` identity matrix (``torch.eye``)."""
     dev = _check_device(device)
+    _is_sparse(layout, "aten::eye.m_out")
     if n < 0 or (m is not None and m < 0):
         raise RuntimeError(f"{'n' if n < 0 else 'm'} must be greater or equal to 0, got {n if n < 0 else m}")
     if dev.type == "meta":
@@ -479,18 +517,23 @@ def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad=False,
     (``Tensor.new_zeros``). TypeError for a non-int size; RuntimeError for a negative one, or for
     ``requires_grad`` with an integer dtype."""
     dev = self.device if device is None else _check_device(device)
+    if _is_sparse(layout, like=self):
+        return _sparse_zeros(_new_size(size, "new_zeros"), _new_npd(self, dtype), requires_grad, dev)
     return _finish(B.zeros(_new_size(size, "new_zeros"), _new_npd(self, dtype), dev), requires_grad)
 
 
 def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """Ones of ``size`` with ``self``'s dtype by default (``Tensor.new_ones``)."""
     dev = self.device if device is None else _check_device(device)
+    _is_sparse(layout, "aten::fill_.Scalar", like=self)
     return _finish(B.ones(_new_size(size, "new_ones"), _new_npd(self, dtype), dev), requires_grad)
 
 
 def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     """An uninitialized tensor of ``size`` with ``self``'s dtype by default (``Tensor.new_empty``)."""
     dev = self.device if device is None else _check_device(device)
+    if _is_sparse(layout, like=self):
+        return _sparse_zeros(_new_size(size, "new_empty"), _new_npd(self, dtype), requires_grad, dev)
     return _finish(B.empty(_new_size(size, "new_empty"), _new_npd(self, dtype), dev), requires_grad)
 
 
@@ -508,6 +551,7 @@ def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, require
     dev = self.device if device is None else _check_device(device)
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    _is_sparse(layout, "aten::fill_.Scalar", like=self)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     return _finish(B.full(_new_size((size,), "new_full"), fill_value, _new_npd(self, dtype), dev), requires_grad)

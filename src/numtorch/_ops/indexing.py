@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap_dim
+from .._tensor import Tensor, _no_values, _wrap_dim
 from ..autograd.forward_ad import jvp_linear
 from ..autograd import function as _function
 from ..autograd.function import Op, linear_backward, save_indices
@@ -401,6 +401,9 @@ def iter_(self: Tensor):
 
 def contains(self: Tensor, element) -> bool:
     """``element in self``: any element equal (``torch.Tensor.__contains__``)."""
+    _no_values(self)
+    if isinstance(element, Tensor):
+        _no_values(element)
     if isinstance(element, Tensor):
         return bool(np.any(self._data == element._data))
     if isinstance(element, _SCALARS):

@@ -569,7 +569,8 @@ def matrix_rank(A: Tensor, tol=None, hermitian=False, *, atol=None, rtol=None, o
     a = A._data
     s = np.abs(np.linalg.eigvalsh(a)) if hermitian else np.linalg.svd(a, compute_uv=False)
     cut = _tolerances(a, atol, rtol, s.max(-1, initial=0))[..., None]
-    return _make(np.asarray(np.sum(s > cut, -1), np.int64))
+    rank = np.sum(s > cut, -1)
+    return _make(rank.astype(np.int64) if isinstance(rank, np.ndarray) else np.asarray(rank, np.int64))
 
 
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):

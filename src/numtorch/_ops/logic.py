@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor, _make
+from .._tensor import Tensor, _make, _no_values
 from ._cast import _aten, cast
 from ._out import _out
 from ._util import _LOGICAL, _CountNonzero, _need_tensor, _nondiff, _result, prep2, to_tensor
@@ -191,11 +191,17 @@ def _check_close(input, other, rtol, atol, name):
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     _check_close(input, other, rtol, atol, "allclose")
+    _no_values(input)  # a meta tensor's zeros would answer True
+    _no_values(to_tensor(other))
     return bool(np.allclose(input._data, to_tensor(other)._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 def equal(input, other) -> bool:
-    """True if both tensors have the same shape and elements (``torch.equal``)."""
+    """True if both tensors have the same shape and elements (``torch.equal``). NotImplementedError for meta
+    tensors (no values to compare), as PyTorch."""
+    if input.is_meta or other.is_meta:
+        raise NotImplementedError("aten::equal: attempted to run this operator with Meta tensors, but there was no "
+                                  "fake impl or Meta kernel registered")
     return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
 
 

@@ -244,6 +244,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
     n = input._data.shape[d]
     if isinstance(repeats, Tensor):
         r = repeats._data
+        if repeats.is_meta and repeats._data.size != 1:  # the output's length is the repeats' sum, a value
+            raise RuntimeError("cannot repeat_interleave a meta tensor without output_size")
         if r.ndim > 1:
             raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
         if r.size != 1 and r.size != n:

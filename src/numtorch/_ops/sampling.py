@@ -25,7 +25,7 @@ from ..autograd.function import Op
 from ._inplace import copy_
 from ._out import is_dense as _is_dense
 from ._util import bump, check_inplace
-from .creation import _require_grad, _shape, _size
+from .creation import _is_sparse, _require_grad, _shape, _size
 from .pointwise import _out
 
 __all__ = []  # internal: numtorch.random and the Tensor methods are the public face
@@ -163,12 +163,14 @@ def _float_samples(draw, size, generator, out, dtype, device, requires_grad) -> 
 def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False) -> Tensor:
     """Uniform samples in ``[0, 1)`` with shape ``size`` (``torch.rand``); the default float dtype."""
+    _is_sparse(layout, "aten::uniform_")
     return _float_samples(_G.uniform, _shape("rand", sizes, size), generator, out, dtype, device, requires_grad)
 
 
 def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False) -> Tensor:
     """Standard normal samples with shape ``size`` (``torch.randn``); the default float dtype."""
+    _is_sparse(layout, "aten::normal_")
     return _float_samples(_G.normal, _shape("randn", sizes, size), generator, out, dtype, device, requires_grad)
 
 

@@ -13,7 +13,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._tensor import Tensor, _make, _wrap_dim
+from .._tensor import Tensor, _make, _no_values, _wrap_dim
 from ..autograd import function as _function
 from ..autograd.function import Op, linear_backward
 from ..autograd.grad_mode import _State
@@ -204,6 +204,9 @@ def unique(input: Tensor, sorted=True, return_inverse=False, return_counts=False
 
 def unique_consecutive(input: Tensor, return_inverse=False, return_counts=False, dim=None):
     """Collapse runs of equal consecutive elements (or slices along ``dim``) (``torch.unique_consecutive``)."""
+    if input.is_meta:
+        raise NotImplementedError("aten::unique_consecutive: attempted to run this operator with Meta tensors, but there was no "
+                                  "fake impl or Meta kernel registered (the result's shape depends on the values)")
     a = input._data
     if dim is not None:
         dim = _wrap_dim(dim, a.ndim)
@@ -226,6 +229,9 @@ def bincount(input: Tensor, weights=None, minlength=0) -> Tensor:
     int64 result, or the weights' dtype (float64 for integer weights). RuntimeError for other
     inputs; NotImplementedError for a float input.
     """
+    if input.is_meta:
+        raise NotImplementedError("aten::bincount: attempted to run this operator with Meta tensors, but there was no "
+                                  "fake impl or Meta kernel registered (the result's shape depends on the values)")
     a = input._data
     if a.dtype.kind == "f":
         raise NotImplementedError("\"bincount_cpu\" not implemented for 'Float'")
@@ -310,6 +316,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if a.size == 0 and num_classes <= 0:  # PyTorch's message for any non-positive count of no values
         raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
+        _no_values(tensor)  # the class count is a value
         num_classes = int(a.max()) + 1
     if a.size and a.min() < 0:
         raise RuntimeError("Class values must be non-negative.")

@@ -90,14 +90,21 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     ``check_invariants=True``) and ``is_coalesced=True`` for indices that are not sorted and unique (PyTorch
     trusts the flag); RuntimeError for ``requires_grad`` on non-float values.
     """
-    if device is not None:
-        _check_device(device)
+    if device is not None and _check_device(device).type == "meta":  # a CPU result would be silently wrong
+        raise unsupported("aten::_sparse_coo_tensor_with_dims_and_tensors on the meta device (numtorch has no "
+                          "sparse meta tensors)")
     idx = _index_array(indices)
     if isinstance(values, Tensor):
         vt = values if dtype is None else cast(values, dtype)
     else:
         vt = tensor(values, dtype=dtype)
     vals = vt._data
+    if vt.is_meta != (isinstance(indices, Tensor) and indices.is_meta):
+        raise RuntimeError(f"backend of indices ({'Meta' if not vt.is_meta else 'CPU'}) must match backend of values "
+                           f"({'Meta' if vt.is_meta else 'CPU'})")
+    if vt.is_meta:
+        raise unsupported("aten::_sparse_coo_tensor_with_dims_and_tensors with meta tensors (numtorch has no sparse "
+                          "meta tensors)")
     if type(vals) is SparseCOO:
         raise RuntimeError("sparse_coo_tensor(): values must be a strided (dense) tensor")
     nnz_v = vals.shape[0] if vals.ndim else 1
@@ -161,8 +168,9 @@ class ToSparseBackward0(Op):
     row-major order (coalesced). The gradient is the incoming one made dense."""
 
     def forward(self, a, sparse_dim):
-        if a.ndim == 0:
-            return SparseCOO(np.zeros((0, 1), np.int64), a.reshape(1).copy(), (), True)
+        if a.ndim == 0:  # one entry holding the value, none for a zero (as PyTorch)
+            n = int(a != 0)
+            return SparseCOO(np.zeros((0, n), np.int64), a.reshape(1)[:n].copy(), (), True)
         lead = a.reshape(a.shape[:sparse_dim] + (-1,))
         nz = np.nonzero((lead != 0).any(axis=-1))
         return SparseCOO(np.stack(nz).astype(np.int64).reshape(sparse_dim, -1), a[nz].copy(), a.shape, True)

@@ -465,7 +465,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         else:
             if g.dtype != t._data.dtype:
                 g = g.astype(t._data.dtype)
-            result.append(_make(g if type(g) is MetaArray else np.array(g, copy=True)))
+            result.append(_make(g if type(g) is MetaArray else g.copy() if type(g) is SparseCOO else
+                                np.array(g, copy=True)))
     return tuple(result)
 
 
