@@ -44,8 +44,13 @@ def test_storage_nbytes_itemsize_is_view_match_torch():
         assert (m.nbytes, m.itemsize, v.nbytes) == (24, 4, 12)
         assert v._is_view() and m._is_view() and not t._is_view()
         assert str(s.device) == "cpu" and s.tolist()[4:8] == [0, 0, 128, 63]
-        with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
-            ts = m.storage()
+        if T is nt:
+            with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+                ts = m.storage()
+        else:  # torch warns once per process: an earlier test may have had it
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ts = m.storage()
         assert (ts.size(), len(ts), ts.dtype, ts.tolist()[:3]) == (6, 6, T.float32, [0.0, 1.0, 2.0])
         assert repr(ts).endswith("[torch.storage.TypedStorage(dtype=torch.float32, device=cpu) of size 6]")
         assert isinstance(t, T.autograd.Variable)

@@ -425,6 +425,13 @@ def eigvalsh(A: Tensor, UPLO="L", *, out=None) -> Tensor:
     return LinalgEighBackward0.apply(A, uplo=_uplo(UPLO), vectors=False)
 
 
+def _constant_zero(g) -> bool:
+    """An all-zero gradient that nothing differentiates: an array, or a create_graph box (``GradArray``, its
+    Tensor in ``.t``) that does not require grad."""
+    data = g if isinstance(g, np.ndarray) else None if g.t._rg else g.t._data
+    return data is not None and not data.any()
+
+
 class LinalgSvdBackward0(Op):
     """Reverse mode of the thin SVD ``A = U diag(S) Vh`` (full U/Vh columns beyond min(m, n) get no
     gradient, as in PyTorch)."""
@@ -457,8 +464,8 @@ class LinalgSvdBackward0(Op):
             u, s, vh = self._graph_outputs(*self.outs)
             u, vh = u[..., :k], vh[..., :k, :]
             # S only (svdvals): PyTorch's undefined gU, gVh, no division by the gaps of equal singular values;
-            # not for boxes (gradients that require grad: forward AD's zero cotangents are differentiated)
-            if isinstance(gu, np.ndarray) and isinstance(gvh, np.ndarray) and not (gu.any() or gvh.any()):
+            # not for gradients that require grad (forward AD's zero cotangents are differentiated)
+            if _constant_zero(gu) and _constant_zero(gvh):
                 return (u * gs[..., None, :]) @ vh
         elif gu is None or (not gu.any() and not gvh.any()):  # singular values only: no gap division
             return (u * gs[..., None, :]) @ vh
