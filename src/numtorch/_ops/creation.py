@@ -390,14 +390,23 @@ def _scalar_bounds(name, start, end):
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (``torch.linspace``)."""
+    return _spaced("linspace", start, end, steps, dtype, device, requires_grad)
+
+
+def _spaced(name, start, end, steps, dtype, device, requires_grad, base=None):
+    """``linspace`` (``logspace`` with ``base``): the checks, then PyTorch's integer kernel or NumPy's."""
     dev = _check_device(device)
-    start, end = _scalar_bounds("linspace", start, end)
+    start, end = _scalar_bounds(name, start, end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     npd = _npd(dtype)
     if npd.kind in "iu":
-        return _finish(_integer_range(start, end, steps, npd), requires_grad, dev)
-    return _finish(np.linspace(start, end, steps, dtype=np.float64).astype(npd), requires_grad, dev)
+        arr = _integer_range(start, end, steps, npd, base)
+    elif base is None:
+        arr = np.linspace(start, end, steps, dtype=np.float64).astype(npd)
+    else:
+        arr = np.logspace(start, end, steps, base=base).astype(npd)
+    return _finish(arr, requires_grad, dev)
 
 
 def _integer_range(start, end, steps, npd, base=None):
@@ -405,8 +414,9 @@ def _integer_range(start, end, steps, npd, base=None):
     first (c10's checked conversion: truncated, a negative int wraps into uint8), the step in double, the
     first half counted up from ``start`` and the second half down from ``end``, each value truncated."""
     if steps == 1:  # PyTorch fills the one value: the start (logspace: base ** start, the start unconverted)
-        return _c_cast(np.array([float(start) if base is None else float(base) ** float(start)]), npd) \
-            if base is not None else np.array([checked_scalar(start, npd)], npd)
+        if base is None:
+            return np.array([checked_scalar(start, npd)], npd)
+        return _c_cast(np.array([float(base) ** float(start)]), npd)
     lo, hi = (checked_scalar(v, npd) for v in (start, end))
     step = (float(hi) - float(lo)) / (steps - 1) if steps > 1 else 0.0
     idx = np.arange(steps, dtype=np.float64)
@@ -429,14 +439,7 @@ def _c_cast(vals, npd):
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
     """``steps`` values ``base ** linspace(start, end, steps)`` (``torch.logspace``)."""
-    dev = _check_device(device)
-    start, end = _scalar_bounds("logspace", start, end)
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    npd = _npd(dtype)
-    if npd.kind in "iu":
-        return _finish(_integer_range(start, end, steps, npd, base), requires_grad, dev)
-    return _finish(np.logspace(start, end, steps, base=base).astype(npd), requires_grad, dev)
+    return _spaced("logspace", start, end, steps, dtype, device, requires_grad, base)
 
 
 def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
