@@ -258,8 +258,8 @@ def _fill_recorded(s, value):
 
 def _recorded(self, value=None) -> bool:
     """Whether autograd must record this fill (self or the value requires grad, or the value carries a
-    forward-AD tangent): then it runs through
-    ``inplace``, which rebases ``self`` (and a view's base) onto the fill's node, as PyTorch does."""
+    forward-AD tangent): then it runs through ``inplace``, which rebases ``self`` (and a view's base) onto
+    the fill's node, as PyTorch does."""
     if isinstance(value, Tensor) and _State.fw and "_fw" in value.__dict__:  # forward AD: a dual value's tangent
         return True
     return _State.enabled and (self._rg or (isinstance(value, Tensor) and value._rg))
